@@ -1,0 +1,68 @@
+# callgrind: build, test and try the module with the Lua interpreters Debian packages.
+# Every interpreter is named explicitly: `lua` may point at any version.
+
+LUA          ?= lua5.4
+LUA_VERSION  ?= 5.4
+LUA_INCDIR   ?= $(firstword $(wildcard /usr/include/lua$(LUA_VERSION)) /usr/include)
+CC           ?= cc
+CFLAGS       ?= -O2 -g
+WARN         := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CPPFLAGS     += -D_POSIX_C_SOURCE=200809L
+LDLIBS       := -lz
+
+BUILD        := build/$(LUA_VERSION)
+CORE_SRCS    := $(filter-out csrc/lcallgrind.c,$(wildcard csrc/*.c))
+CORE_OBJS    := $(patsubst csrc/%.c,$(BUILD)/obj/%.o,$(CORE_SRCS))
+MODULE       := $(BUILD)/callgrind/core.so
+CORE_LIB     := $(BUILD)/libcallgrind.a
+C_TESTS      := $(patsubst spec/c/%.c,$(BUILD)/ctest/%,$(wildcard spec/c/test_*.c))
+
+BUSTED       := $(LUA) /usr/bin/busted
+LUA_ENV      := LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;;" LUA_CPATH="$(BUILD)/?.so;;"
+
+.PHONY: all deps test test-c test-lua demo clean format install
+
+all: $(MODULE)
+
+deps:
+	@sh .ci/deps
+
+$(BUILD)/obj/%.o: csrc/%.c $(wildcard csrc/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -c $< -o $@
+
+$(CORE_LIB): $(CORE_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/obj/lcallgrind.o: csrc/lcallgrind.c $(wildcard csrc/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -I$(LUA_INCDIR) -c $< -o $@
+
+$(MODULE): $(BUILD)/obj/lcallgrind.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $^ $(LDLIBS)
+
+$(BUILD)/ctest/%: spec/c/%.c $(CORE_LIB) spec/c/ctest.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -Icsrc -o $@ $< $(CORE_LIB) $(LDLIBS)
+
+test: deps test-c test-lua
+
+test-c: $(C_TESTS)
+	@for t in $(C_TESTS); do echo "== $$t"; $$t || exit 1; done
+
+test-lua: $(MODULE)
+	$(LUA_ENV) $(BUSTED) --output=utfTerminal spec
+
+demo: deps $(MODULE)
+	$(LUA_ENV) $(LUA) examples/top.lua examples/data/sample.callgrind.gz
+
+format:
+	clang-format -i csrc/*.c csrc/*.h spec/c/*.c spec/c/*.h
+
+install:
+	luarocks --lua-version $(LUA_VERSION) make callgrind-scm-1.rockspec
+
+clean:
+	rm -rf build

@@ -1,0 +1,330 @@
+/* analysis.c - what the model derives once loading ends: self costs, the call graph indexes,
+ * called counts, cycles (mutual recursion) and inclusive costs the way KCachegrind computes
+ * them. Nothing here recurses: a file can make the call graph as deep as it likes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "vec.h"
+
+typedef struct analysis {
+    cg_profile *p;
+    cg_error *err;
+    int tolerant;
+} analysis;
+
+static int nomem(analysis *a) {
+    snprintf(a->err->message, sizeof a->err->message, "out of memory");
+    a->err->code = CG_ERR_NOMEM;
+    a->err->line = 0;
+    return -1;
+}
+
+/* An overflowing sum: a strict load fails, a tolerant one keeps the saturated value. */
+static int overflow(analysis *a, const char *what, uint32_t fn) {
+    cg_profile *p = a->p;
+    char msg[700];
+    snprintf(msg, sizeof msg, "%s: %s of '%s' does not fit in 64 bits",
+             p->nsections ? strtab_get(&p->strings, p->sections[0].source) : "profile", what,
+             fn == NO_INDEX ? "the profile" : strtab_get(&p->strings, p->fns[fn].name));
+    if (!a->tolerant) {
+        snprintf(a->err->message, sizeof a->err->message, "%s", msg);
+        a->err->code = CG_ERR_OVERFLOW;
+        a->err->line = 0;
+        return -1;
+    }
+    return profile_warn(p, msg) ? nomem(a) : 0;
+}
+
+static int alloc_rows(cost_array *c, size_t rows, size_t stride) {
+    size_t n = rows * (stride ? stride : 1);
+    if (stride && rows > SIZE_MAX / stride / sizeof(cg_cost)) return -1;
+    c->v = calloc(n ? n : 1, sizeof(cg_cost));
+    if (!c->v) return -1;
+    c->rows = c->cap = rows;
+    return 0;
+}
+
+/* Groups item indexes by an owner (counting sort, stable): begin has owners + 1 entries. */
+static int group_by(size_t owners, size_t items, const void *base, size_t stride, size_t offset,
+                    uint32_t **begin_out, uint32_t **index_out) {
+    uint32_t *begin = calloc(owners + 2, sizeof *begin);
+    uint32_t *index = malloc((items ? items : 1) * sizeof *index);
+    if (!begin || !index) {
+        free(begin);
+        free(index);
+        return -1;
+    }
+    const char *b = base;
+    for (size_t i = 0; i < items; i++) {
+        uint32_t owner;
+        memcpy(&owner, b + i * stride + offset, sizeof owner);
+        begin[owner + 2]++;
+    }
+    for (size_t o = 0; o < owners; o++) begin[o + 2] += begin[o + 1];
+    for (size_t i = 0; i < items; i++) {
+        uint32_t owner;
+        memcpy(&owner, b + i * stride + offset, sizeof owner);
+        index[begin[owner + 1]++] = (uint32_t)i;
+    }
+    *begin_out = begin;
+    *index_out = index;
+    return 0;
+}
+
+/* ---- sorting without recursion: bottom-up merge sort of index arrays ---- */
+
+typedef int (*less_fn)(const cg_profile *p, uint32_t a, uint32_t b);
+
+static void merge_sort(const cg_profile *p, uint32_t *v, uint32_t *tmp, size_t n, less_fn less) {
+    uint32_t *src = v, *dst = tmp;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) dst[k++] = less(p, src[j], src[i]) ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v) memcpy(v, src, n * sizeof *v);
+}
+
+static int line_less(const cg_profile *p, uint32_t a, uint32_t b) {
+    const line_rec *x = &p->lines[a], *y = &p->lines[b];
+    if (x->file != y->file) return x->file < y->file;
+    if (x->line != y->line) return x->line < y->line;
+    return x->addr < y->addr;
+}
+
+static int name_less(const cg_profile *p, uint32_t a, uint32_t b) {
+    int c =
+        strcmp(strtab_get(&p->strings, p->fns[a].name), strtab_get(&p->strings, p->fns[b].name));
+    return c < 0;
+}
+
+static int sort_lines_and_names(analysis *a) {
+    cg_profile *p = a->p;
+    size_t most = p->nfns;
+    for (size_t f = 0; f < p->nfns; f++) {
+        size_t n = p->line_begin[f + 1] - p->line_begin[f];
+        if (n > most) most = n;
+    }
+    uint32_t *tmp = malloc((most ? most : 1) * sizeof *tmp);
+    p->name_order = malloc((p->nfns ? p->nfns : 1) * sizeof *p->name_order);
+    if (!tmp || !p->name_order) {
+        free(tmp);
+        return nomem(a);
+    }
+    for (size_t f = 0; f < p->nfns; f++) {
+        size_t n = p->line_begin[f + 1] - p->line_begin[f];
+        if (n > 1) merge_sort(p, p->line_index + p->line_begin[f], tmp, n, line_less);
+    }
+    for (size_t f = 0; f < p->nfns; f++) p->name_order[f] = (uint32_t)f;
+    merge_sort(p, p->name_order, tmp, p->nfns, name_less);
+    free(tmp);
+    return 0;
+}
+
+/* ---- cycles: Tarjan's strongly connected components, with an explicit stack ---- */
+
+static int find_cycles(analysis *a) {
+    cg_profile *p = a->p;
+    size_t n = p->nfns;
+    int rc = -1;
+    uint32_t *order = malloc((n + 1) * sizeof *order); /* discovery index + 1, 0 = unvisited */
+    uint32_t *low = malloc((n + 1) * sizeof *low);
+    uint32_t *stack = malloc((n + 1) * sizeof *stack);   /* Tarjan's stack */
+    uint32_t *frames = malloc((n + 1) * sizeof *frames); /* DFS path */
+    uint32_t *edge = malloc((n + 1) * sizeof *edge);     /* next callee position per function */
+    unsigned char *on_stack = calloc(n + 1, 1);
+    uint32_t *scc_of = malloc((n + 1) * sizeof *scc_of);
+    uint32_t *scc_min = NULL, *scc_size = NULL, *rank = NULL;
+    size_t nscc = 0;
+    if (!order || !low || !stack || !frames || !edge || !on_stack || !scc_of) goto out;
+    memset(order, 0, (n + 1) * sizeof *order);
+    uint32_t counter = 0;
+    size_t sp = 0;
+    for (size_t root = 0; root < n; root++) {
+        if (order[root]) continue;
+        size_t depth = 0;
+        frames[depth++] = (uint32_t)root;
+        order[root] = low[root] = ++counter;
+        edge[root] = p->callee_begin[root];
+        stack[sp++] = (uint32_t)root;
+        on_stack[root] = 1;
+        while (depth) {
+            uint32_t v = frames[depth - 1];
+            if (edge[v] < p->callee_begin[v + 1]) {
+                uint32_t w = p->calls[p->callee_index[edge[v]++]].callee;
+                if (w == v) continue; /* direct recursion is not a cycle */
+                if (!order[w]) {
+                    order[w] = low[w] = ++counter;
+                    edge[w] = p->callee_begin[w];
+                    stack[sp++] = w;
+                    on_stack[w] = 1;
+                    frames[depth++] = w;
+                } else if (on_stack[w] && order[w] < low[v]) {
+                    low[v] = order[w];
+                }
+                continue;
+            }
+            depth--;
+            if (depth && low[v] < low[frames[depth - 1]]) low[frames[depth - 1]] = low[v];
+            if (low[v] == order[v]) {
+                uint32_t w;
+                do {
+                    w = stack[--sp];
+                    on_stack[w] = 0;
+                    scc_of[w] = (uint32_t)nscc;
+                } while (w != v);
+                nscc++;
+            }
+        }
+    }
+    /* components of two or more functions are cycles, numbered by their first member */
+    scc_min = malloc((nscc + 1) * sizeof *scc_min);
+    scc_size = calloc(nscc + 1, sizeof *scc_size);
+    rank = malloc((nscc + 1) * sizeof *rank);
+    if (!scc_min || !scc_size || !rank) goto out;
+    for (size_t c = 0; c < nscc; c++) scc_min[c] = UINT32_MAX;
+    for (size_t f = 0; f < n; f++) {
+        if (scc_size[scc_of[f]]++ == 0) scc_min[scc_of[f]] = (uint32_t)f;
+    }
+    size_t ncycles = 0;
+    for (size_t c = 0; c < nscc; c++) rank[c] = NO_INDEX;
+    for (size_t f = 0; f < n; f++) {
+        uint32_t c = scc_of[f];
+        if (scc_size[c] >= 2 && scc_min[c] == f) rank[c] = (uint32_t)ncycles++;
+    }
+    p->ncycles = ncycles;
+    p->cycle_begin = calloc(ncycles + 2, sizeof *p->cycle_begin);
+    p->cycle_names = malloc((ncycles ? ncycles : 1) * sizeof *p->cycle_names);
+    size_t members = 0;
+    for (size_t f = 0; f < n; f++) {
+        uint32_t c = rank[scc_of[f]];
+        p->fns[f].cycle = c;
+        if (c != NO_INDEX) members++;
+    }
+    p->cycle_members = malloc((members ? members : 1) * sizeof *p->cycle_members);
+    if (!p->cycle_begin || !p->cycle_names || !p->cycle_members) goto out;
+    for (size_t f = 0; f < n; f++)
+        if (p->fns[f].cycle != NO_INDEX) p->cycle_begin[p->fns[f].cycle + 2]++;
+    for (size_t c = 0; c < ncycles; c++) p->cycle_begin[c + 2] += p->cycle_begin[c + 1];
+    for (size_t f = 0; f < n; f++)
+        if (p->fns[f].cycle != NO_INDEX)
+            p->cycle_members[p->cycle_begin[p->fns[f].cycle + 1]++] = (uint32_t)f;
+    for (size_t c = 0; c < ncycles; c++) {
+        char name[32];
+        int len = snprintf(name, sizeof name, "<cycle %zu>", c + 1);
+        int64_t id = strtab_intern(&p->strings, name, (size_t)len);
+        if (id < 0) goto out;
+        p->cycle_names[c] = (uint32_t)id;
+    }
+    rc = 0;
+out:
+    free(order);
+    free(low);
+    free(stack);
+    free(frames);
+    free(edge);
+    free(on_stack);
+    free(scc_of);
+    free(scc_min);
+    free(scc_size);
+    free(rank);
+    return rc ? nomem(a) : 0;
+}
+
+/* ---- costs ---- */
+
+static int self_costs(analysis *a) {
+    cg_profile *p = a->p;
+    if (alloc_rows(&p->fn_self, p->nfns, p->nraw)) return nomem(a);
+    p->total = calloc(p->nraw ? p->nraw : 1, sizeof *p->total);
+    if (!p->total) return nomem(a);
+    for (size_t l = 0; l < p->nlines; l++) {
+        const cg_cost *row = costs_row(&p->line_costs, p->nraw, l);
+        uint32_t fn = p->lines[l].fn;
+        if (row_add(costs_row(&p->fn_self, p->nraw, fn), row, p->nraw) &&
+            overflow(a, "the self cost", fn))
+            return -1;
+        if (row_add(p->total, row, p->nraw) && overflow(a, "the total cost", NO_INDEX)) return -1;
+    }
+    for (size_t c = 0; c < p->ncalls; c++) {
+        const call_rec *call = &p->calls[c];
+        if (count_add(&p->fns[call->callee].called, call->count) &&
+            overflow(a, "the call count", call->callee))
+            return -1;
+    }
+    return 0;
+}
+
+/* KCachegrind's rule: a function that is called (a positive count from another function) costs
+ * what its callers spent in it; one that is not (roots, or writers that leave counts at 0)
+ * costs its self cost plus its calls. Self-calls count in neither. A cycle member costs its
+ * self cost plus the calls that leave the cycle; the cycle costs the sum over its members. */
+static int inclusive_costs(analysis *a) {
+    cg_profile *p = a->p;
+    size_t w = p->nraw;
+    if (alloc_rows(&p->fn_incl, p->nfns, w) || alloc_rows(&p->cycle_self, p->ncycles, w) ||
+        alloc_rows(&p->cycle_incl, p->ncycles, w))
+        return nomem(a);
+    for (size_t f = 0; f < p->nfns; f++) {
+        cg_cost *incl = costs_row(&p->fn_incl, w, f);
+        const fn_rec *fn = &p->fns[f];
+        int called = 0;
+        if (fn->cycle == NO_INDEX) {
+            for (uint32_t i = p->caller_begin[f]; i < p->caller_begin[f + 1]; i++) {
+                const call_rec *c = &p->calls[p->caller_index[i]];
+                if (c->caller != f && c->count > 0) called = 1;
+            }
+        }
+        int bad = 0;
+        if (called) {
+            for (uint32_t i = p->caller_begin[f]; i < p->caller_begin[f + 1]; i++) {
+                uint32_t c = p->caller_index[i];
+                if (p->calls[c].caller != f)
+                    bad |= row_add(incl, costs_row(&p->call_costs, w, c), w);
+            }
+        } else {
+            bad |= row_add(incl, costs_row(&p->fn_self, w, f), w);
+            for (uint32_t i = p->callee_begin[f]; i < p->callee_begin[f + 1]; i++) {
+                uint32_t c = p->callee_index[i];
+                uint32_t callee = p->calls[c].callee;
+                if (callee == f) continue;
+                if (fn->cycle != NO_INDEX && p->fns[callee].cycle == fn->cycle) continue;
+                bad |= row_add(incl, costs_row(&p->call_costs, w, c), w);
+            }
+        }
+        if (bad && overflow(a, "the inclusive cost", (uint32_t)f)) return -1;
+        if (fn->cycle != NO_INDEX) {
+            if ((row_add(costs_row(&p->cycle_self, w, fn->cycle), costs_row(&p->fn_self, w, f), w) |
+                 row_add(costs_row(&p->cycle_incl, w, fn->cycle), incl, w)) &&
+                overflow(a, "the cycle cost", (uint32_t)f))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int analysis_run(cg_profile *p, cg_error *err, int tolerant) {
+    analysis a = {p, err, tolerant};
+    if (group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, caller),
+                 &p->callee_begin, &p->callee_index) ||
+        group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, callee),
+                 &p->caller_begin, &p->caller_index) ||
+        group_by(p->nfns, p->nlines, p->lines, sizeof *p->lines, offsetof(line_rec, fn),
+                 &p->line_begin, &p->line_index) ||
+        group_by(p->nfns, p->njumps, p->jumps, sizeof *p->jumps, offsetof(jump_rec, fn),
+                 &p->jump_begin, &p->jump_index))
+        return nomem(&a);
+    if (self_costs(&a) || find_cycles(&a) || inclusive_costs(&a) || sort_lines_and_names(&a))
+        return -1;
+    return 0;
+}

@@ -1,0 +1,21 @@
+/* arena.h - bump allocation of many small blocks freed all at once (strings, small tables). */
+#ifndef CG_ARENA_H
+#define CG_ARENA_H
+
+#include <stddef.h>
+
+typedef struct arena_chunk arena_chunk;
+
+typedef struct arena {
+    arena_chunk *head;
+    char *next;
+    char *end;
+    size_t allocated; /* bytes obtained from malloc, for memory reports */
+} arena;
+
+void arena_init(arena *a);
+void arena_free(arena *a);
+/* Returns NULL when out of memory; blocks are aligned for any scalar type. */
+void *arena_alloc(arena *a, size_t size);
+
+#endif

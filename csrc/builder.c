@@ -1,0 +1,202 @@
+/* builder.c - adds records to the model under construction, merging records with equal
+ * identity: a function is (name, file, object); a line cost (function, file, line, address);
+ * a call (caller, callee, call site); a jump (function, source, target, kind). */
+#include <string.h>
+
+#include "hash.h"
+#include "loader.h"
+#include "vec.h"
+
+/* ---- cost arrays ---- */
+
+int costs_add_row(cost_array *a, size_t stride, size_t *row_out) {
+    size_t need = a->rows + 1;
+    if (need > a->cap) {
+        size_t ncap = a->cap < 16 ? 16 : a->cap + a->cap / 2;
+        size_t width = stride ? stride : 1;
+        if (ncap > SIZE_MAX / sizeof(cg_cost) / width) return -1;
+        cg_cost *v = realloc(a->v, ncap * width * sizeof(cg_cost));
+        if (!v) return -1;
+        a->v = v;
+        a->cap = ncap;
+    }
+    memset(a->v + a->rows * stride, 0, stride * sizeof(cg_cost));
+    *row_out = a->rows++;
+    return 0;
+}
+
+int costs_restride(cost_array *a, size_t old_stride, size_t new_stride) {
+    if (!a->cap) return 0;
+    if (a->cap > SIZE_MAX / sizeof(cg_cost) / new_stride) return -1;
+    cg_cost *v = realloc(a->v, a->cap * new_stride * sizeof(cg_cost));
+    if (!v) return -1;
+    a->v = v;
+    /* widen in place from the last row down, so no row is overwritten before it moves */
+    for (size_t r = a->rows; r-- > 0;) {
+        memmove(v + r * new_stride, v + r * old_stride, old_stride * sizeof(cg_cost));
+        memset(v + r * new_stride + old_stride, 0, (new_stride - old_stride) * sizeof(cg_cost));
+    }
+    return 0;
+}
+
+void costs_free(cost_array *a) {
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+/* ---- functions ---- */
+
+static int fn_eq(const void *ctx, uint32_t index, const void *key) {
+    const fn_rec *a = &((const cg_profile *)ctx)->fns[index];
+    const fn_rec *b = key;
+    return a->name == b->name && a->file == b->file && a->object == b->object;
+}
+
+int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t object) {
+    cg_profile *p = ld->p;
+    fn_rec key = {name, file, object, NO_INDEX, 0};
+    uint32_t tag = (uint32_t)hash_mix(hash_combine(hash_combine(name, file), object));
+    size_t slot;
+    int64_t found = idxtab_find(&ld->fn_index, tag, fn_eq, p, &key, &slot);
+    if (found >= 0) return found;
+    if (idxtab_grow(&ld->fn_index) || VEC_RESERVE(p->fns, p->fns_cap, p->nfns + 1)) return -1;
+    (void)idxtab_find(&ld->fn_index, tag, fn_eq, p, &key, &slot);
+    p->fns[p->nfns] = key;
+    idxtab_put(&ld->fn_index, slot, tag, (uint32_t)p->nfns);
+    return (int64_t)p->nfns++;
+}
+
+/* ---- line costs ---- */
+
+static int line_eq(const void *ctx, uint32_t index, const void *key) {
+    const line_rec *a = &((const cg_profile *)ctx)->lines[index];
+    const line_rec *b = key;
+    return a->line == b->line && a->addr == b->addr && a->fn == b->fn && a->file == b->file;
+}
+
+cg_cost *build_line(cg_loader *ld, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr) {
+    cg_profile *p = ld->p;
+    line_rec key = {fn, file, line, addr};
+    uint64_t h = hash_combine(hash_combine(hash_combine(fn, file), line), addr);
+    uint32_t tag = (uint32_t)hash_mix(h);
+    size_t slot;
+    int64_t found = idxtab_find(&ld->line_index, tag, line_eq, p, &key, &slot);
+    if (found >= 0) return costs_row(&p->line_costs, p->nraw, (size_t)found);
+    size_t row;
+    if (idxtab_grow(&ld->line_index) || VEC_RESERVE(p->lines, p->lines_cap, p->nlines + 1) ||
+        costs_add_row(&p->line_costs, p->nraw, &row))
+        return NULL;
+    (void)idxtab_find(&ld->line_index, tag, line_eq, p, &key, &slot);
+    p->lines[p->nlines] = key;
+    idxtab_put(&ld->line_index, slot, tag, (uint32_t)p->nlines++);
+    return costs_row(&p->line_costs, p->nraw, row);
+}
+
+/* ---- calls ---- */
+
+static int call_eq(const void *ctx, uint32_t index, const void *key) {
+    const call_rec *a = &((const cg_profile *)ctx)->calls[index];
+    const call_rec *b = key;
+    return a->line == b->line && a->addr == b->addr && a->caller == b->caller &&
+           a->callee == b->callee && a->file == b->file;
+}
+
+int build_call(cg_loader *ld, const call_rec *key, cg_cost **row_out) {
+    cg_profile *p = ld->p;
+    uint64_t h = hash_combine(hash_combine(key->caller, key->callee), key->file);
+    uint32_t tag = (uint32_t)hash_mix(hash_combine(hash_combine(h, key->line), key->addr));
+    size_t slot;
+    int64_t found = idxtab_find(&ld->call_index, tag, call_eq, p, key, &slot);
+    if (found >= 0) {
+        *row_out = costs_row(&p->call_costs, p->nraw, (size_t)found);
+        return count_add(&p->calls[found].count, key->count);
+    }
+    size_t row;
+    if (idxtab_grow(&ld->call_index) || VEC_RESERVE(p->calls, p->calls_cap, p->ncalls + 1) ||
+        costs_add_row(&p->call_costs, p->nraw, &row))
+        return -2;
+    (void)idxtab_find(&ld->call_index, tag, call_eq, p, key, &slot);
+    p->calls[p->ncalls] = *key;
+    idxtab_put(&ld->call_index, slot, tag, (uint32_t)p->ncalls++);
+    *row_out = costs_row(&p->call_costs, p->nraw, row);
+    return 0;
+}
+
+/* ---- jumps ---- */
+
+static int jump_eq(const void *ctx, uint32_t index, const void *key) {
+    const jump_rec *a = &((const cg_profile *)ctx)->jumps[index];
+    const jump_rec *b = key;
+    return a->fn == b->fn && a->from_file == b->from_file && a->from_line == b->from_line &&
+           a->from_addr == b->from_addr && a->to_fn == b->to_fn && a->to_file == b->to_file &&
+           a->to_line == b->to_line && a->to_addr == b->to_addr && a->conditional == b->conditional;
+}
+
+int build_jump(cg_loader *ld, const jump_rec *key) {
+    cg_profile *p = ld->p;
+    uint64_t h = hash_combine(hash_combine(key->fn, key->from_file), key->from_line);
+    h = hash_combine(hash_combine(h, key->from_addr), key->to_fn);
+    h = hash_combine(hash_combine(h, key->to_file), key->to_line);
+    h = hash_combine(hash_combine(h, key->to_addr), (uint64_t)key->conditional);
+    uint32_t tag = (uint32_t)hash_mix(h);
+    size_t slot;
+    int64_t found = idxtab_find(&ld->jump_index, tag, jump_eq, p, key, &slot);
+    if (found >= 0) {
+        jump_rec *j = &p->jumps[found];
+        return count_add(&j->executed, key->executed) | count_add(&j->taken, key->taken);
+    }
+    if (idxtab_grow(&ld->jump_index) || VEC_RESERVE(p->jumps, p->jumps_cap, p->njumps + 1))
+        return -2;
+    (void)idxtab_find(&ld->jump_index, tag, jump_eq, p, key, &slot);
+    p->jumps[p->njumps] = *key;
+    idxtab_put(&ld->jump_index, slot, tag, (uint32_t)p->njumps++);
+    return 0;
+}
+
+/* ---- events and sections ---- */
+
+int64_t build_event(cg_loader *ld, const char *name, size_t len) {
+    cg_profile *p = ld->p;
+    int64_t sid = strtab_intern(&p->strings, name, len);
+    if (sid < 0) return -1;
+    for (size_t i = 0; i < p->nraw; i++)
+        if (p->events[i].name == (uint32_t)sid) return (int64_t)i;
+    if (p->nraw >= MAX_RAW_EVENTS) return -2;
+    if (VEC_RESERVE(p->events, p->events_cap, p->nraw + 1)) return -1;
+    size_t old = p->nraw, wide = p->nraw + 1;
+    cost_array *arrays[] = {&p->line_costs, &p->call_costs, &p->section_costs, &p->section_summary,
+                            &p->section_totals};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        if (costs_restride(arrays[i], old, wide)) return -1;
+    memset(&p->events[old], 0, sizeof p->events[old]);
+    p->events[old].name = (uint32_t)sid;
+    p->nraw = p->nevents = wide;
+    return (int64_t)old;
+}
+
+int build_section(cg_loader *ld, uint32_t source, uint64_t first_line) {
+    cg_profile *p = ld->p;
+    size_t row;
+    if (VEC_RESERVE(p->sections, p->sections_cap, p->nsections + 1) ||
+        costs_add_row(&p->section_costs, p->nraw, &row) ||
+        costs_add_row(&p->section_summary, p->nraw, &row) ||
+        costs_add_row(&p->section_totals, p->nraw, &row))
+        return -1;
+    section_rec *s = &p->sections[p->nsections++];
+    memset(s, 0, sizeof *s);
+    s->source = source;
+    s->first_line = first_line;
+    s->header_begin = s->header_end = (uint32_t)p->nheaders;
+    s->events_begin = s->events_end = (uint32_t)p->nsection_events;
+    return 0;
+}
+
+int build_header(cg_loader *ld, uint32_t key, uint32_t value) {
+    cg_profile *p = ld->p;
+    if (VEC_RESERVE(p->headers, p->headers_cap, p->nheaders + 1)) return -1;
+    p->headers[p->nheaders].key = key;
+    p->headers[p->nheaders].value = value;
+    p->nheaders++;
+    p->sections[p->nsections - 1].header_end = (uint32_t)p->nheaders;
+    return 0;
+}

@@ -1,0 +1,201 @@
+/*
+ * callgrind.h - read Callgrind and Cachegrind profiles into a compact, read-only model.
+ *
+ * This is the whole public C API. It knows nothing of Lua: the binding in lcallgrind.c and any
+ * other embedder use only what is declared here.
+ *
+ * Conventions:
+ * - Objects are addressed by 0-based indexes: function, call, line, jump, section, cycle,
+ *   event. CG_NONE marks "no such object".
+ * - Strings returned are NUL-terminated, owned by the profile and valid until it is freed.
+ *   An absent name (no ob= line, bare `ob=`) is the empty string, never NULL.
+ * - Costs are signed 64-bit integers. A cost row is an array of cg_raw_event_count() values in
+ *   event order; cg_cost_of() reads raw and derived events out of a row with overflow checks.
+ */
+#ifndef CALLGRIND_H
+#define CALLGRIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CG_VERSION "0.1.0"
+
+typedef struct cg_profile cg_profile;
+typedef struct cg_loader cg_loader;
+typedef int64_t cg_cost;
+
+#define CG_NONE ((size_t)-1)
+
+/* Error kinds, in cg_error.code. */
+enum {
+    CG_OK = 0,
+    CG_ERR_FORMAT,   /* malformed input */
+    CG_ERR_IO,       /* cannot open or read a file */
+    CG_ERR_NOMEM,    /* out of memory */
+    CG_ERR_ABORTED,  /* the progress callback asked to stop */
+    CG_ERR_OVERFLOW, /* a sum does not fit in 64 bits */
+    CG_ERR_USAGE     /* bad argument to an API function */
+};
+
+typedef struct cg_error {
+    int code;
+    uint64_t line;      /* 1-based line of the fault, 0 when not tied to a line */
+    char message[1024]; /* "NAME:LINE: what is wrong", always NUL-terminated */
+} cg_error;
+
+/* Called a bounded number of times during a load; returning non-zero aborts the load. */
+typedef int (*cg_progress_fn)(void *userdata, uint64_t done_bytes, uint64_t total_bytes);
+
+typedef struct cg_options {
+    int tolerant;            /* 0: the first malformed line fails the load; else skip it, warn */
+    cg_progress_fn progress; /* optional */
+    void *progress_userdata;
+    size_t max_warnings; /* warnings kept (more are only counted); 0 means 1000 */
+} cg_options;
+
+/* ---- Loading ------------------------------------------------------------------------------ */
+
+/* One input: a path, or a memory buffer (gzip data is recognised by its magic bytes). */
+cg_profile *cg_load_file(const char *path, const cg_options *opts, cg_error *err);
+cg_profile *cg_load_buffer(const void *data, size_t size, const char *name, const cg_options *opts,
+                           cg_error *err);
+
+/* Several inputs summed into one model (threads of a run, several runs): each input adds its
+ * sections; functions are matched by (name, file, object), events by name. */
+cg_loader *cg_loader_new(const cg_options *opts, cg_error *err);
+int cg_loader_add_file(cg_loader *loader, const char *path, cg_error *err);
+int cg_loader_add_buffer(cg_loader *loader, const void *data, size_t size, const char *name,
+                         cg_error *err);
+/* Runs the analysis and hands over the model; the loader is freed in every case. */
+cg_profile *cg_loader_finish(cg_loader *loader, cg_error *err);
+void cg_loader_free(cg_loader *loader);
+
+void cg_profile_free(cg_profile *profile);
+
+/* ---- Events ------------------------------------------------------------------------------- */
+
+/* Raw events (read from the file) come first, in order of first appearance; derived events
+ * (`event: X = formula` lines and the known formulas L1m, LLm, Bm, CEst...) follow. */
+size_t cg_event_count(const cg_profile *p);
+size_t cg_raw_event_count(const cg_profile *p);
+const char *cg_event_name(const cg_profile *p, size_t ev);
+const char *cg_event_long_name(const cg_profile *p, size_t ev); /* "" when none */
+const char *cg_event_formula(const cg_profile *p, size_t ev);   /* "" for raw events */
+size_t cg_event_index(const cg_profile *p, const char *name);   /* CG_NONE when unknown */
+
+/* Reads event `ev` of a cost row; returns CG_OK or CG_ERR_OVERFLOW (derived events). */
+int cg_cost_of(const cg_profile *p, const cg_cost *row, size_t ev, cg_cost *out);
+
+/* Sum of all self costs of all sections. */
+const cg_cost *cg_total_costs(const cg_profile *p);
+
+/* Position columns seen in any section: a bit set of CG_POS_*. */
+enum { CG_POS_INSTR = 1, CG_POS_BB = 2, CG_POS_LINE = 4 };
+unsigned cg_positions(const cg_profile *p);
+
+/* ---- Functions ---------------------------------------------------------------------------- */
+
+size_t cg_function_count(const cg_profile *p);
+const char *cg_function_name(const cg_profile *p, size_t fn);
+const char *cg_function_file(const cg_profile *p, size_t fn); /* the fl= file */
+const char *cg_function_object(const cg_profile *p, size_t fn);
+uint64_t cg_function_called(const cg_profile *p, size_t fn); /* sum of incoming call counts */
+size_t cg_function_cycle(const cg_profile *p, size_t fn);    /* cycle index or CG_NONE */
+const cg_cost *cg_function_self(const cg_profile *p, size_t fn);
+const cg_cost *cg_function_inclusive(const cg_profile *p, size_t fn);
+
+/* Outgoing calls (callees), incoming calls (callers), line records and jumps of a function;
+ * `i` runs from 0 to the count; the result is a call, line or jump index. Lines are sorted by
+ * (file, line, address); calls and jumps keep file order. */
+size_t cg_function_callee_count(const cg_profile *p, size_t fn);
+size_t cg_function_callee(const cg_profile *p, size_t fn, size_t i);
+size_t cg_function_caller_count(const cg_profile *p, size_t fn);
+size_t cg_function_caller(const cg_profile *p, size_t fn, size_t i);
+size_t cg_function_line_count(const cg_profile *p, size_t fn);
+size_t cg_function_line(const cg_profile *p, size_t fn, size_t i);
+size_t cg_function_jump_count(const cg_profile *p, size_t fn);
+size_t cg_function_jump(const cg_profile *p, size_t fn, size_t i);
+
+/* First function with this name (and file/object when not NULL), or CG_NONE; `after` lets a
+ * caller walk all matches: pass CG_NONE first, then the previous result. */
+size_t cg_find_function(const cg_profile *p, const char *name, const char *file, const char *object,
+                        size_t after);
+
+/* ---- Calls (one record per caller, callee and call site) ---------------------------------- */
+
+size_t cg_call_count(const cg_profile *p);
+size_t cg_call_caller(const cg_profile *p, size_t call);
+size_t cg_call_callee(const cg_profile *p, size_t call);
+uint64_t cg_call_times(const cg_profile *p, size_t call);   /* the calls= count, summed */
+const char *cg_call_file(const cg_profile *p, size_t call); /* call site, inline file included */
+uint64_t cg_call_line(const cg_profile *p, size_t call);
+uint64_t cg_call_addr(const cg_profile *p, size_t call);
+uint64_t cg_call_target_line(const cg_profile *p, size_t call); /* advisory: as the file says */
+uint64_t cg_call_target_addr(const cg_profile *p, size_t call);
+const cg_cost *cg_call_inclusive(const cg_profile *p, size_t call);
+
+/* ---- Line and instruction costs (equal positions summed) ---------------------------------- */
+
+size_t cg_line_count(const cg_profile *p);
+size_t cg_line_function(const cg_profile *p, size_t line);
+const char *cg_line_file(const cg_profile *p, size_t line); /* fi=/fe= file for inlined code */
+uint64_t cg_line_number(const cg_profile *p, size_t line);  /* 0 when positions lack line */
+uint64_t cg_line_addr(const cg_profile *p, size_t line);    /* 0 when positions lack instr */
+const cg_cost *cg_line_costs(const cg_profile *p, size_t line);
+
+/* ---- Jumps (jump= and jcnd=, equal source and target summed) ------------------------------ */
+
+size_t cg_jump_count(const cg_profile *p);
+size_t cg_jump_function(const cg_profile *p, size_t jump);
+const char *cg_jump_from_file(const cg_profile *p, size_t jump);
+uint64_t cg_jump_from_line(const cg_profile *p, size_t jump);
+uint64_t cg_jump_from_addr(const cg_profile *p, size_t jump);
+size_t cg_jump_to_function(const cg_profile *p, size_t jump); /* jfn=, else the same function */
+const char *cg_jump_to_file(const cg_profile *p, size_t jump);
+uint64_t cg_jump_to_line(const cg_profile *p, size_t jump);
+uint64_t cg_jump_to_addr(const cg_profile *p, size_t jump);
+uint64_t cg_jump_executed(const cg_profile *p, size_t jump);
+uint64_t cg_jump_taken(const cg_profile *p, size_t jump);
+int cg_jump_conditional(const cg_profile *p, size_t jump);
+
+/* ---- Cycles (mutual recursion: strongly connected components of >= 2 functions) ----------- */
+
+size_t cg_cycle_count(const cg_profile *p);
+const char *cg_cycle_name(const cg_profile *p, size_t cycle); /* "<cycle N>", N = cycle + 1 */
+size_t cg_cycle_member_count(const cg_profile *p, size_t cycle);
+size_t cg_cycle_member(const cg_profile *p, size_t cycle, size_t i);
+const cg_cost *cg_cycle_self(const cg_profile *p, size_t cycle);
+const cg_cost *cg_cycle_inclusive(const cg_profile *p, size_t cycle);
+
+/* ---- Sections (one per part and thread, per input file) ----------------------------------- */
+
+size_t cg_section_count(const cg_profile *p);
+const char *cg_section_source(const cg_profile *p, size_t s); /* input name */
+uint64_t cg_section_first_line(const cg_profile *p, size_t s);
+/* Header lines in file order, `key: value` with the value trimmed (desc: keeps "type: value"). */
+size_t cg_section_header_count(const cg_profile *p, size_t s);
+const char *cg_section_header_key(const cg_profile *p, size_t s, size_t i);
+const char *cg_section_header_value(const cg_profile *p, size_t s, size_t i);
+/* Events listed by the section's events: line, as global raw event indexes. */
+size_t cg_section_event_count(const cg_profile *p, size_t s);
+size_t cg_section_event(const cg_profile *p, size_t s, size_t i);
+unsigned cg_section_positions(const cg_profile *p, size_t s);
+const cg_cost *cg_section_costs(const cg_profile *p, size_t s);   /* sum of its self costs */
+const cg_cost *cg_section_summary(const cg_profile *p, size_t s); /* NULL when absent */
+const cg_cost *cg_section_totals(const cg_profile *p, size_t s);  /* NULL when absent */
+
+/* ---- Warnings (what a load doubted or, when tolerant, skipped) ---------------------------- */
+
+size_t cg_warning_count(const cg_profile *p);
+const char *cg_warning(const cg_profile *p, size_t i); /* "NAME:LINE: message" */
+uint64_t cg_warnings_dropped(const cg_profile *p);     /* beyond max_warnings */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,110 @@
+#include "idmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+
+/* Ids below this bound always get a dense slot; above it only while the array stays small
+ * compared with the number of definitions. */
+enum { DENSE_FREE = 1 << 16 };
+
+void idmap_init(idmap *m) {
+    memset(m, 0, sizeof *m);
+}
+
+void idmap_free(idmap *m) {
+    free(m->dense);
+    free(m->sparse);
+    idmap_init(m);
+}
+
+void idmap_clear(idmap *m) {
+    if (m->dense) memset(m->dense, 0, m->dense_cap * sizeof *m->dense);
+    if (m->sparse) memset(m->sparse, 0, (m->sparse_mask + 1) * sizeof *m->sparse);
+    m->sparse_count = 0;
+    m->defined = 0;
+}
+
+int64_t idmap_get(const idmap *m, uint64_t id) {
+    if (id < m->dense_cap) return (int64_t)m->dense[id] - 1;
+    if (!m->sparse) return -1;
+    size_t i = hash_mix(id) & m->sparse_mask;
+    while (m->sparse[i].value) {
+        if (m->sparse[i].id == id) return (int64_t)m->sparse[i].value - 1;
+        i = (i + 1) & m->sparse_mask;
+    }
+    return -1;
+}
+
+static int sparse_set(idmap *m, uint64_t id, uint32_t value) {
+    if (m->sparse) {
+        size_t i = hash_mix(id) & m->sparse_mask;
+        while (m->sparse[i].value) {
+            if (m->sparse[i].id == id) {
+                m->sparse[i].value = value + 1;
+                return 0;
+            }
+            i = (i + 1) & m->sparse_mask;
+        }
+    }
+    size_t cap = m->sparse ? m->sparse_mask + 1 : 0;
+    if ((m->sparse_count + 1) * 2 > cap) {
+        size_t ncap = cap ? cap * 2 : 64;
+        struct idmap_slot *slots = calloc(ncap, sizeof *slots);
+        if (!slots) return -1;
+        for (size_t k = 0; k < cap; k++) {
+            if (!m->sparse[k].value) continue;
+            size_t j = hash_mix(m->sparse[k].id) & (ncap - 1);
+            while (slots[j].value) j = (j + 1) & (ncap - 1);
+            slots[j] = m->sparse[k];
+        }
+        free(m->sparse);
+        m->sparse = slots;
+        m->sparse_mask = ncap - 1;
+    }
+    size_t i = hash_mix(id) & m->sparse_mask;
+    while (m->sparse[i].value) i = (i + 1) & m->sparse_mask;
+    m->sparse[i].id = id;
+    m->sparse[i].value = value + 1;
+    m->sparse_count++;
+    return 0;
+}
+
+int idmap_set(idmap *m, uint64_t id, uint32_t value) {
+    if (id >= m->dense_cap && (id < DENSE_FREE || id < 4 * (uint64_t)m->defined)) {
+        size_t ncap = m->dense_cap ? m->dense_cap : 256;
+        while (ncap <= id) ncap *= 2;
+        uint32_t *d = realloc(m->dense, ncap * sizeof *d);
+        if (!d) return -1;
+        memset(d + m->dense_cap, 0, (ncap - m->dense_cap) * sizeof *d);
+        m->dense = d;
+        m->dense_cap = ncap;
+        /* move sparse entries that now fall into the dense range */
+        if (m->sparse) {
+            size_t cap = m->sparse_mask + 1;
+            struct idmap_slot *old = m->sparse;
+            m->sparse = NULL;
+            m->sparse_mask = 0;
+            m->sparse_count = 0;
+            for (size_t k = 0; k < cap; k++) {
+                if (!old[k].value) continue;
+                if (old[k].id < ncap) {
+                    d[old[k].id] = old[k].value;
+                } else if (sparse_set(m, old[k].id, old[k].value - 1)) {
+                    free(old);
+                    return -1;
+                }
+            }
+            free(old);
+        }
+    }
+    int was_defined = idmap_get(m, id) >= 0;
+    if (id < m->dense_cap) {
+        m->dense[id] = value + 1;
+    } else if (sparse_set(m, id, value)) {
+        return -1;
+    }
+    if (!was_defined) m->defined++;
+    return 0;
+}

@@ -1,0 +1,102 @@
+/* loader.h - state of a load in progress: the model being built, the indexes that merge equal
+ * records, and the format state of the input being parsed. */
+#ifndef CG_LOADER_H
+#define CG_LOADER_H
+
+#include <stdarg.h>
+
+#include "idmap.h"
+#include "model.h"
+
+/* The three name-compression tables of the format. */
+enum { IDS_FILE, IDS_FN, IDS_OBJ, IDS_COUNT };
+
+/* What a `calls=`, `jump=` or `jcnd=` line leaves for the next position line to complete. */
+enum { ASSOC_NONE, ASSOC_CALL, ASSOC_JUMP, ASSOC_JCND };
+
+/* Position columns in the fixed order the format allows. */
+enum { COL_INSTR, COL_BB, COL_LINE, COL_COUNT };
+
+/* An `event:` line: long name and formula of an event, applied when the load finishes. */
+typedef struct event_desc {
+    uint32_t name, long_name, formula;
+    uint32_t source;
+    uint64_t line;
+} event_desc;
+
+typedef struct parse_state {
+    const char *name; /* input name for messages */
+    uint32_t source;  /* its string id */
+    uint64_t lineno;
+    cg_error *err; /* where the running parse call reports */
+    idmap ids[IDS_COUNT];
+
+    size_t section; /* current section, or CG_NONE before the first */
+    int body_started;
+    int have_events;
+    int ncols;                /* position columns per line */
+    int col_kind[COL_COUNT];  /* COL_* of each column */
+    uint64_t last[COL_COUNT]; /* last value per column kind, for +N, -N and * */
+    int has_last[COL_COUNT];
+    uint32_t *event_map; /* section column -> raw event */
+    size_t nevent_map, event_map_cap;
+    int identity_map; /* event_map[i] == i for all i */
+
+    uint32_t ob, fl, file; /* string ids; file is the fi=/fe= aware one */
+    int have_fl;
+    uint32_t fn; /* function index or NO_INDEX */
+
+    uint32_t cob, cfi; /* string ids, NO_INDEX when not given */
+    uint32_t cfn;      /* callee function index or NO_INDEX */
+    uint32_t jfi, jfn; /* jump target file / function, NO_INDEX when not given */
+
+    int assoc; /* ASSOC_* */
+    uint64_t assoc_line;
+    uint64_t assoc_count, assoc_taken;
+    uint64_t assoc_target[COL_COUNT];
+} parse_state;
+
+struct cg_loader {
+    cg_profile *p;
+    cg_options opts;
+    idxtab fn_index, call_index, line_index, jump_index;
+    event_desc *descs;
+    size_t ndescs, descs_cap;
+    parse_state st;
+    cg_cost values[MAX_RAW_EVENTS]; /* scratch for one line's costs */
+    char message[768];              /* text of the error being reported */
+    int failed;
+};
+
+/* ---- builder.c: records, merged by their identity ---- */
+int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t object);
+/* Returns the cost row of the record (valid until the next build_* call), NULL on failure. */
+cg_cost *build_line(cg_loader *ld, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr);
+/* Returns 0, -1 when the summed call count overflows (the row is still set), -2 out of memory. */
+int build_call(cg_loader *ld, const call_rec *key, cg_cost **row);
+int build_jump(cg_loader *ld, const jump_rec *key);
+/* Raw event index of a name, adding the event (and widening every cost row) when new. */
+int64_t build_event(cg_loader *ld, const char *name, size_t len);
+int build_section(cg_loader *ld, uint32_t source, uint64_t first_line);
+int build_header(cg_loader *ld, uint32_t key, uint32_t value);
+
+/* ---- events.c: long names and derived events from `event:` lines and known formulas ---- */
+int apply_event_descs(cg_loader *ld, cg_error *err);
+
+/* ---- parser.c: one input ---- */
+void parse_begin(cg_loader *ld, const char *name, uint32_t source);
+/* Parses complete lines in [data, data + size); the last line may lack its newline only when
+ * at the end of the input. Returns 0, or -1 with the error in err. */
+int parse_lines(cg_loader *ld, const char *data, size_t size, cg_error *err);
+int parse_end(cg_loader *ld, cg_error *err);
+void parse_state_free(parse_state *st);
+
+/* ---- reader.c: bytes of files, gzip streams and buffers, handed over in whole lines ---- */
+int read_file(cg_loader *ld, const char *path, cg_error *err);
+int read_buffer(cg_loader *ld, const void *data, size_t size, cg_error *err);
+
+/* ---- errors ---- */
+void set_error(cg_error *err, int code, uint64_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,70 @@
+/* luacompat.h - every difference between Lua 5.1 (and LuaJIT), 5.2, 5.3 and 5.4 that the
+ * binding meets, in one place. */
+#ifndef CG_LUACOMPAT_H
+#define CG_LUACOMPAT_H
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdint.h>
+
+#if LUA_VERSION_NUM >= 504
+#define compat_newuserdata(L, size) lua_newuserdatauv((L), (size), 1)
+#define compat_setuservalue(L, idx) lua_setiuservalue((L), (idx), 1)
+#define compat_getuservalue(L, idx) ((void)lua_getiuservalue((L), (idx), 1))
+#elif LUA_VERSION_NUM >= 502
+#define compat_newuserdata(L, size) lua_newuserdata((L), (size))
+#define compat_setuservalue(L, idx) lua_setuservalue((L), (idx))
+#define compat_getuservalue(L, idx) ((void)lua_getuservalue((L), (idx)))
+#else
+/* 5.1 and LuaJIT: a userdata's environment table plays the user value (always a table here) */
+#define compat_newuserdata(L, size) lua_newuserdata((L), (size))
+#define compat_setuservalue(L, idx) ((void)lua_setfenv((L), (idx)))
+#define compat_getuservalue(L, idx) lua_getfenv((L), (idx))
+#endif
+
+#if LUA_VERSION_NUM >= 502
+#define compat_rawlen(L, idx) lua_rawlen((L), (idx))
+#define compat_setfuncs(L, l) luaL_setfuncs((L), (l), 0)
+#define compat_testudata(L, idx, name) luaL_testudata((L), (idx), (name))
+#else
+#define compat_rawlen(L, idx) lua_objlen((L), (idx))
+static inline void compat_setfuncs(lua_State *L, const luaL_Reg *l) {
+    for (; l->name; l++) {
+        lua_pushcfunction(L, l->func);
+        lua_setfield(L, -2, l->name);
+    }
+}
+static inline void *compat_testudata(lua_State *L, int idx, const char *name) {
+    void *p = lua_touserdata(L, idx);
+    if (!p || !lua_getmetatable(L, idx)) return NULL;
+    luaL_getmetatable(L, name);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same ? p : NULL;
+}
+#endif
+
+/* Counts and costs: exact integers on 5.3+; numbers (exact up to 2^53) before. */
+#if LUA_VERSION_NUM >= 503
+#define compat_pushint64(L, v) lua_pushinteger((L), (lua_Integer)(v))
+static inline int compat_isinteger(lua_State *L, int idx) {
+    return lua_isinteger(L, idx);
+}
+#else
+#define compat_pushint64(L, v) lua_pushnumber((L), (lua_Number)(v))
+static inline int compat_isinteger(lua_State *L, int idx) {
+    if (lua_type(L, idx) != LUA_TNUMBER) return 0;
+    lua_Number n = lua_tonumber(L, idx);
+    return n == (lua_Number)(int64_t)n;
+}
+#endif
+
+/* Unsigned 64-bit values (call counts, addresses): beyond INT64_MAX they read as negative
+ * integers on 5.3+, as Lua's own unsigned arithmetic does (compare them with math.ult). */
+#if LUA_VERSION_NUM >= 503
+#define compat_pushuint64(L, v) lua_pushinteger((L), (lua_Integer)(v))
+#else
+#define compat_pushuint64(L, v) lua_pushnumber((L), (lua_Number)(v))
+#endif
+
+#endif

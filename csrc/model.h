@@ -1,0 +1,159 @@
+/* model.h - the in-memory model behind cg_profile: flat record arrays that refer to each other
+ * by index, costs in separate arrays `raw event count` values wide. Shared by the builder
+ * (which fills it while parsing), the analysis (which completes it) and the accessors. */
+#ifndef CG_MODEL_H
+#define CG_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "callgrind.h"
+#include "idxtab.h"
+#include "strtab.h"
+
+#define NO_INDEX UINT32_MAX
+/* Raw events per profile: far above any real writer (KCachegrind allows 200), low enough that
+ * a hostile `events:` line cannot make every cost row huge. */
+#define MAX_RAW_EVENTS 256
+
+typedef struct fn_rec {
+    uint32_t name, file, object; /* string ids: the identity of a function */
+    uint32_t cycle;              /* cycle index or NO_INDEX */
+    uint64_t called;
+} fn_rec;
+
+typedef struct call_rec {
+    uint32_t caller, callee, file;
+    uint64_t line, addr;
+    uint64_t count;
+    uint64_t target_line, target_addr;
+} call_rec;
+
+typedef struct line_rec {
+    uint32_t fn, file;
+    uint64_t line, addr;
+} line_rec;
+
+typedef struct jump_rec {
+    uint32_t fn, from_file, to_fn, to_file;
+    uint64_t from_line, from_addr, to_line, to_addr;
+    uint64_t executed, taken;
+    int conditional;
+} jump_rec;
+
+typedef struct header_rec {
+    uint32_t key, value; /* string ids */
+} header_rec;
+
+typedef struct section_rec {
+    uint32_t source;                   /* string id of the input name */
+    uint64_t first_line;               /* line of its first header or body line */
+    uint32_t header_begin, header_end; /* range in header_recs */
+    uint32_t events_begin, events_end; /* range in section_events */
+    unsigned positions;
+    int has_summary, has_totals;
+    uint64_t totals_line; /* where totals: was, for the consistency warning */
+} section_rec;
+
+typedef struct term {
+    cg_cost coefficient;
+    uint32_t event; /* raw event index */
+} term;
+
+typedef struct event_rec {
+    uint32_t name, long_name, formula; /* string ids; formula 0 = raw */
+    uint32_t terms_begin, terms_end;   /* derived events: linear combination of raw events */
+} event_rec;
+
+/* A growable array of cost rows, `stride` values each. */
+typedef struct cost_array {
+    cg_cost *v;
+    size_t rows, cap; /* cap in rows */
+} cost_array;
+
+struct cg_profile {
+    strtab strings;
+    arena mem;
+
+    size_t nraw; /* cost row width */
+    event_rec *events;
+    size_t nevents, events_cap;
+    term *terms;
+    size_t nterms, terms_cap;
+
+    fn_rec *fns;
+    size_t nfns, fns_cap;
+    call_rec *calls;
+    size_t ncalls, calls_cap;
+    line_rec *lines;
+    size_t nlines, lines_cap;
+    jump_rec *jumps;
+    size_t njumps, jumps_cap;
+    section_rec *sections;
+    size_t nsections, sections_cap;
+    header_rec *headers;
+    size_t nheaders, headers_cap;
+    uint32_t *section_events;
+    size_t nsection_events, section_events_cap;
+
+    cost_array call_costs, line_costs;
+    cost_array section_costs, section_summary, section_totals;
+    cost_array fn_self, fn_incl, cycle_self, cycle_incl;
+    cg_cost *total;
+    unsigned positions;
+
+    /* Filled by the analysis: CSR indexes (begin offsets, count + 1 entries) into index arrays. */
+    uint32_t *callee_begin, *callee_index;
+    uint32_t *caller_begin, *caller_index;
+    uint32_t *line_begin, *line_index;
+    uint32_t *jump_begin, *jump_index;
+    uint32_t *cycle_begin, *cycle_members;
+    size_t ncycles;
+    uint32_t *cycle_names; /* string ids */
+    uint32_t *name_order;  /* function indexes sorted by name, for lookups */
+
+    char **warnings;
+    size_t nwarnings, warnings_cap, max_warnings;
+    uint64_t warnings_dropped;
+};
+
+/* Cost arrays: rows grow; the stride of all arrays grows together when a new event appears. */
+int costs_add_row(cost_array *a, size_t stride, size_t *row_out);
+int costs_restride(cost_array *a, size_t old_stride, size_t new_stride);
+static inline cg_cost *costs_row(const cost_array *a, size_t stride, size_t row) {
+    return a->v + row * stride;
+}
+void costs_free(cost_array *a);
+
+/* Checked 64-bit sums: return 0, or -1 on overflow (the target then saturates). */
+static inline int cost_add(cg_cost *acc, cg_cost v) {
+    cg_cost r;
+    if (__builtin_add_overflow(*acc, v, &r)) {
+        *acc = v > 0 ? INT64_MAX : INT64_MIN;
+        return -1;
+    }
+    *acc = r;
+    return 0;
+}
+static inline int row_add(cg_cost *acc, const cg_cost *v, size_t n) {
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) bad |= cost_add(&acc[i], v[i]);
+    return bad;
+}
+static inline int count_add(uint64_t *acc, uint64_t v) {
+    if (__builtin_add_overflow(*acc, v, acc)) {
+        *acc = UINT64_MAX;
+        return -1;
+    }
+    return 0;
+}
+
+cg_profile *profile_new(void);
+/* Records a warning (kept up to max_warnings, then only counted); -1 when out of memory. */
+int profile_warn(cg_profile *p, const char *message);
+
+/* Runs once when loading ends: self and inclusive costs, indexes, cycles, derived events. */
+int analysis_run(cg_profile *p, cg_error *err, int tolerant);
+
+#endif

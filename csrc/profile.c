@@ -1,0 +1,309 @@
+/* profile.c - lifetime of the model and the read-only accessors of callgrind.h. Accessors trust
+ * their indexes the way array subscripts do; callers check them against the counts. */
+#include <string.h>
+
+#include "model.h"
+#include "vec.h"
+
+cg_profile *profile_new(void) {
+    cg_profile *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    arena_init(&p->mem);
+    if (strtab_init(&p->strings)) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void cg_profile_free(cg_profile *p) {
+    if (!p) return;
+    strtab_free(&p->strings);
+    arena_free(&p->mem);
+    void *arrays[] = {p->events,         p->terms,        p->fns,          p->calls,
+                      p->lines,          p->jumps,        p->sections,     p->headers,
+                      p->section_events, p->total,        p->callee_begin, p->callee_index,
+                      p->caller_begin,   p->caller_index, p->line_begin,   p->line_index,
+                      p->jump_begin,     p->jump_index,   p->cycle_begin,  p->cycle_members,
+                      p->cycle_names,    p->name_order};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
+    cost_array *costs[] = {&p->call_costs,      &p->line_costs,     &p->section_costs,
+                           &p->section_summary, &p->section_totals, &p->fn_self,
+                           &p->fn_incl,         &p->cycle_self,     &p->cycle_incl};
+    for (size_t i = 0; i < sizeof costs / sizeof *costs; i++) costs_free(costs[i]);
+    for (size_t i = 0; i < p->nwarnings; i++) free(p->warnings[i]);
+    free(p->warnings);
+    free(p);
+}
+
+int profile_warn(cg_profile *p, const char *message) {
+    if (p->nwarnings >= p->max_warnings) {
+        p->warnings_dropped++;
+        return 0;
+    }
+    if (VEC_RESERVE(p->warnings, p->warnings_cap, p->nwarnings + 1)) return -1;
+    size_t len = strlen(message);
+    char *copy = malloc(len + 1);
+    if (!copy) return -1;
+    memcpy(copy, message, len + 1);
+    p->warnings[p->nwarnings++] = copy;
+    return 0;
+}
+
+#define STR(id) strtab_get(&p->strings, (id))
+
+const cg_cost *cg_total_costs(const cg_profile *p) {
+    return p->total;
+}
+unsigned cg_positions(const cg_profile *p) {
+    return p->positions;
+}
+
+/* ---- functions ---- */
+
+size_t cg_function_count(const cg_profile *p) {
+    return p->nfns;
+}
+const char *cg_function_name(const cg_profile *p, size_t fn) {
+    return STR(p->fns[fn].name);
+}
+const char *cg_function_file(const cg_profile *p, size_t fn) {
+    return STR(p->fns[fn].file);
+}
+const char *cg_function_object(const cg_profile *p, size_t fn) {
+    return STR(p->fns[fn].object);
+}
+uint64_t cg_function_called(const cg_profile *p, size_t fn) {
+    return p->fns[fn].called;
+}
+
+size_t cg_function_cycle(const cg_profile *p, size_t fn) {
+    return p->fns[fn].cycle == NO_INDEX ? CG_NONE : p->fns[fn].cycle;
+}
+
+const cg_cost *cg_function_self(const cg_profile *p, size_t fn) {
+    return costs_row(&p->fn_self, p->nraw, fn);
+}
+
+const cg_cost *cg_function_inclusive(const cg_profile *p, size_t fn) {
+    return costs_row(&p->fn_incl, p->nraw, fn);
+}
+
+#define RANGE_ACCESSORS(what, begin, index)                                                        \
+    size_t cg_function_##what##_count(const cg_profile *p, size_t fn) {                            \
+        return p->begin[fn + 1] - p->begin[fn];                                                    \
+    }                                                                                              \
+    size_t cg_function_##what(const cg_profile *p, size_t fn, size_t i) {                          \
+        return p->index[p->begin[fn] + i];                                                         \
+    }
+
+RANGE_ACCESSORS(callee, callee_begin, callee_index)
+RANGE_ACCESSORS(caller, caller_begin, caller_index)
+RANGE_ACCESSORS(line, line_begin, line_index)
+RANGE_ACCESSORS(jump, jump_begin, jump_index)
+
+size_t cg_find_function(const cg_profile *p, const char *name, const char *file, const char *object,
+                        size_t after) {
+    /* binary search for the first function of that name in name order */
+    size_t lo = 0, hi = p->nfns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(STR(p->fns[p->name_order[mid]].name), name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int passed = after == CG_NONE;
+    for (size_t i = lo; i < p->nfns; i++) {
+        const fn_rec *f = &p->fns[p->name_order[i]];
+        if (strcmp(STR(f->name), name) != 0) break;
+        if (!passed) {
+            passed = p->name_order[i] == after;
+            continue;
+        }
+        if (file && strcmp(STR(f->file), file) != 0) continue;
+        if (object && strcmp(STR(f->object), object) != 0) continue;
+        return p->name_order[i];
+    }
+    return CG_NONE;
+}
+
+/* ---- calls ---- */
+
+size_t cg_call_count(const cg_profile *p) {
+    return p->ncalls;
+}
+size_t cg_call_caller(const cg_profile *p, size_t c) {
+    return p->calls[c].caller;
+}
+size_t cg_call_callee(const cg_profile *p, size_t c) {
+    return p->calls[c].callee;
+}
+uint64_t cg_call_times(const cg_profile *p, size_t c) {
+    return p->calls[c].count;
+}
+const char *cg_call_file(const cg_profile *p, size_t c) {
+    return STR(p->calls[c].file);
+}
+uint64_t cg_call_line(const cg_profile *p, size_t c) {
+    return p->calls[c].line;
+}
+uint64_t cg_call_addr(const cg_profile *p, size_t c) {
+    return p->calls[c].addr;
+}
+uint64_t cg_call_target_line(const cg_profile *p, size_t c) {
+    return p->calls[c].target_line;
+}
+uint64_t cg_call_target_addr(const cg_profile *p, size_t c) {
+    return p->calls[c].target_addr;
+}
+
+const cg_cost *cg_call_inclusive(const cg_profile *p, size_t c) {
+    return costs_row(&p->call_costs, p->nraw, c);
+}
+
+/* ---- lines ---- */
+
+size_t cg_line_count(const cg_profile *p) {
+    return p->nlines;
+}
+size_t cg_line_function(const cg_profile *p, size_t l) {
+    return p->lines[l].fn;
+}
+const char *cg_line_file(const cg_profile *p, size_t l) {
+    return STR(p->lines[l].file);
+}
+uint64_t cg_line_number(const cg_profile *p, size_t l) {
+    return p->lines[l].line;
+}
+uint64_t cg_line_addr(const cg_profile *p, size_t l) {
+    return p->lines[l].addr;
+}
+
+const cg_cost *cg_line_costs(const cg_profile *p, size_t l) {
+    return costs_row(&p->line_costs, p->nraw, l);
+}
+
+/* ---- jumps ---- */
+
+size_t cg_jump_count(const cg_profile *p) {
+    return p->njumps;
+}
+size_t cg_jump_function(const cg_profile *p, size_t j) {
+    return p->jumps[j].fn;
+}
+const char *cg_jump_from_file(const cg_profile *p, size_t j) {
+    return STR(p->jumps[j].from_file);
+}
+uint64_t cg_jump_from_line(const cg_profile *p, size_t j) {
+    return p->jumps[j].from_line;
+}
+uint64_t cg_jump_from_addr(const cg_profile *p, size_t j) {
+    return p->jumps[j].from_addr;
+}
+size_t cg_jump_to_function(const cg_profile *p, size_t j) {
+    return p->jumps[j].to_fn;
+}
+const char *cg_jump_to_file(const cg_profile *p, size_t j) {
+    return STR(p->jumps[j].to_file);
+}
+uint64_t cg_jump_to_line(const cg_profile *p, size_t j) {
+    return p->jumps[j].to_line;
+}
+uint64_t cg_jump_to_addr(const cg_profile *p, size_t j) {
+    return p->jumps[j].to_addr;
+}
+uint64_t cg_jump_executed(const cg_profile *p, size_t j) {
+    return p->jumps[j].executed;
+}
+uint64_t cg_jump_taken(const cg_profile *p, size_t j) {
+    return p->jumps[j].taken;
+}
+int cg_jump_conditional(const cg_profile *p, size_t j) {
+    return p->jumps[j].conditional;
+}
+
+/* ---- cycles ---- */
+
+size_t cg_cycle_count(const cg_profile *p) {
+    return p->ncycles;
+}
+const char *cg_cycle_name(const cg_profile *p, size_t c) {
+    return STR(p->cycle_names[c]);
+}
+
+size_t cg_cycle_member_count(const cg_profile *p, size_t c) {
+    return p->cycle_begin[c + 1] - p->cycle_begin[c];
+}
+
+size_t cg_cycle_member(const cg_profile *p, size_t c, size_t i) {
+    return p->cycle_members[p->cycle_begin[c] + i];
+}
+
+const cg_cost *cg_cycle_self(const cg_profile *p, size_t c) {
+    return costs_row(&p->cycle_self, p->nraw, c);
+}
+
+const cg_cost *cg_cycle_inclusive(const cg_profile *p, size_t c) {
+    return costs_row(&p->cycle_incl, p->nraw, c);
+}
+
+/* ---- sections ---- */
+
+size_t cg_section_count(const cg_profile *p) {
+    return p->nsections;
+}
+const char *cg_section_source(const cg_profile *p, size_t s) {
+    return STR(p->sections[s].source);
+}
+uint64_t cg_section_first_line(const cg_profile *p, size_t s) {
+    return p->sections[s].first_line;
+}
+
+size_t cg_section_header_count(const cg_profile *p, size_t s) {
+    return p->sections[s].header_end - p->sections[s].header_begin;
+}
+
+const char *cg_section_header_key(const cg_profile *p, size_t s, size_t i) {
+    return STR(p->headers[p->sections[s].header_begin + i].key);
+}
+
+const char *cg_section_header_value(const cg_profile *p, size_t s, size_t i) {
+    return STR(p->headers[p->sections[s].header_begin + i].value);
+}
+
+size_t cg_section_event_count(const cg_profile *p, size_t s) {
+    return p->sections[s].events_end - p->sections[s].events_begin;
+}
+
+size_t cg_section_event(const cg_profile *p, size_t s, size_t i) {
+    return p->section_events[p->sections[s].events_begin + i];
+}
+
+unsigned cg_section_positions(const cg_profile *p, size_t s) {
+    return p->sections[s].positions;
+}
+
+const cg_cost *cg_section_costs(const cg_profile *p, size_t s) {
+    return costs_row(&p->section_costs, p->nraw, s);
+}
+
+const cg_cost *cg_section_summary(const cg_profile *p, size_t s) {
+    return p->sections[s].has_summary ? costs_row(&p->section_summary, p->nraw, s) : NULL;
+}
+
+const cg_cost *cg_section_totals(const cg_profile *p, size_t s) {
+    return p->sections[s].has_totals ? costs_row(&p->section_totals, p->nraw, s) : NULL;
+}
+
+/* ---- warnings ---- */
+
+size_t cg_warning_count(const cg_profile *p) {
+    return p->nwarnings;
+}
+const char *cg_warning(const cg_profile *p, size_t i) {
+    return p->warnings[i];
+}
+uint64_t cg_warnings_dropped(const cg_profile *p) {
+    return p->warnings_dropped;
+}
