@@ -109,6 +109,7 @@ static int finish_section(cg_loader *ld) {
     cg_profile *p = ld->p;
     if (st->section == CG_NONE) return LINE_OK;
     const section_rec *sec = &p->sections[st->section];
+    p->positions |= sec->positions; /* the final positions of every section */
     if (!sec->has_totals) return LINE_OK;
     const cg_cost *totals = costs_row(&p->section_totals, p->nraw, st->section);
     const cg_cost *sum = costs_row(&p->section_costs, p->nraw, st->section);
@@ -528,7 +529,6 @@ static int positions_header(cg_loader *ld, const char *s, const char *end) {
     memcpy(st->col_kind, kinds, sizeof kinds);
     unsigned mask = positions_mask(st);
     ld->p->sections[st->section].positions = mask;
-    ld->p->positions |= mask;
     return LINE_OK;
 }
 

@@ -1,0 +1,278 @@
+-- Malformed input: a strict load stops at the first bad line with "NAME:LINE: message"; a
+-- tolerant load (strict = false) skips the line and reports the same text as a warning.
+local callgrind = require "callgrind"
+
+local cases = {
+  {
+    what = "a cost line before 'events:'",
+    text = "fn=main\n16 20\nevents: Ir\n",
+    message = "bad.out:2: cost line before the 'events:' line",
+  },
+  {
+    what = "calls= not followed by a position line",
+    text = "events: Ir\nfn=main\ncfn=f\ncalls=1 10\nfn=other\n16 400\n",
+    message = "bad.out:5: expected the position line of the calls= on line 4",
+  },
+  {
+    what = "calls= at the end of the input",
+    text = "events: Ir\nfn=main\ncfn=f\ncalls=1 10\n",
+    message = "bad.out:4: calls= on line 4 has no position line (end of input)",
+  },
+  {
+    what = "jump= not followed by a position line",
+    text = "events: Ir\nfn=main\n1 1\njump=3 5\ncfn=x\n",
+    message = "bad.out:5: expected the position line of the jump= on line 4",
+  },
+  {
+    what = "calls= without a callee",
+    text = "events: Ir\nfn=main\ncalls=1 10\n16 400\n",
+    message = "bad.out:3: calls= without a cfn= before it",
+  },
+  {
+    what = "an undefined compressed function id",
+    text = "events: Ir\nfn=(1) main\n1 1\ncfn=(2)\n",
+    message = "bad.out:4: undefined function id (2)",
+  },
+  {
+    what = "an undefined compressed file id",
+    text = "events: Ir\nfl=(7)\n",
+    message = "bad.out:2: undefined file id (7)",
+  },
+  {
+    what = "an undefined compressed object id",
+    text = "events: Ir\nob=(3)\n",
+    message = "bad.out:2: undefined object id (3)",
+  },
+  {
+    what = "a bad compressed id",
+    text = "events: Ir\nfl=(2 ) x.c\n",
+    message = "bad.out:2: bad compressed file id '(2 )'",
+  },
+  {
+    what = "a relative subposition with nothing before it",
+    text = "events: Ir\nfn=main\n+3 10\n",
+    message = "bad.out:3: relative line position '+3' with no previous position",
+  },
+  {
+    what = "'*' with nothing before it",
+    text = "positions: instr line\nevents: Ir\nfn=main\n* 3 10\n",
+    message = "bad.out:4: relative instr position '*' with no previous position",
+  },
+  {
+    what = "a relative subposition below zero",
+    text = "events: Ir\nfn=main\n5 1\n-20 1\n",
+    message = "bad.out:4: line position '-20' from 5 is out of range",
+  },
+  {
+    what = "too many costs",
+    text = "events: Ir\nfn=main\n10 20 30\n",
+    message = "bad.out:3: too many costs: 'events:' lists 1 event",
+  },
+  {
+    what = "too many costs for two events",
+    text = "events: Ir Dr\nfn=main\n10 20 30 40\n",
+    message = "bad.out:3: too many costs: 'events:' lists 2 events",
+  },
+  {
+    what = "a bad cost",
+    text = "events: Ir\nfn=main\n11 hello\n",
+    message = "bad.out:3: bad cost 'hello'",
+  },
+  {
+    what = "a bad position",
+    text = "events: Ir\nfn=main\n9a 21\n",
+    message = "bad.out:3: bad line position '9a'",
+  },
+  {
+    what = "a bad call count",
+    text = "events: Ir\nfn=main\ncfn=f\ncalls=x 10\n",
+    message = "bad.out:4: bad call count 'x'",
+  },
+  {
+    what = "a cost over 64 bits",
+    text = "events: Ir\nfn=main\n1 18446744073709551616\n",
+    message = "bad.out:3: number '18446744073709551616' does not fit in 64 bits",
+  },
+  {
+    what = "a cost over the signed 64-bit range",
+    text = "events: Ir\nfn=main\n1 9223372036854775808\n",
+    message = "bad.out:3: number '9223372036854775808' does not fit in 64 bits",
+  },
+  {
+    what = "a hex position over 64 bits",
+    text = "positions: instr\nevents: Ir\nfn=main\n0x10000000000000000 1\n",
+    message = "bad.out:4: number '0x10000000000000000' does not fit in 64 bits",
+  },
+  {
+    what = "a sum over 64 bits",
+    text = "events: Ir\nfn=main\n1 9223372036854775807\n1 1\n",
+    message = "bad.out:4: cost sum does not fit in 64 bits",
+  },
+  {
+    what = "a NUL byte",
+    text = "events: Ir\nfn=main\n1 2\n3\0 4\n",
+    message = "bad.out:4: NUL byte in line",
+  },
+  {
+    what = "a NUL byte in a comment",
+    text = "events: Ir\n# a\0b\n",
+    message = "bad.out:2: NUL byte in line",
+  },
+  {
+    what = "an unknown key= line",
+    text = "events: Ir\nfn=main\nfoo=bar\n",
+    message = "bad.out:3: unknown specification 'foo='",
+  },
+  {
+    what = "an unrecognized line",
+    text = "events: Ir\nfn=main\naa 40\n",
+    message = "bad.out:3: unrecognized line starting with 'aa'",
+  },
+  {
+    what = "a cost line outside a function",
+    text = "events: Ir\nfl=a.c\n1 2\n",
+    message = "bad.out:3: cost line outside a function (no fn= before it)",
+  },
+  {
+    what = "a jcnd= taken more often than executed",
+    text = "events: Ir\nfn=main\n1 1\njcnd=5/3 2\n*\n",
+    message = "bad.out:4: jcnd= jump taken 5 times but executed only 3",
+  },
+  {
+    what = "costs on a jump's source line",
+    text = "events: Ir\nfn=main\n1 1\njump=2 4\n* 7\n",
+    message = "bad.out:5: costs on the source line of a jump",
+  },
+  {
+    what = "an unknown positions: kind",
+    text = "positions: instr column\nevents: Ir\n",
+    message = "bad.out:1: unknown position 'column' in 'positions:'",
+  },
+  {
+    what = "positions: out of order",
+    text = "positions: line instr\nevents: Ir\n",
+    message = "bad.out:1: 'positions:' must list instr, bb and line at most once each, in that order",
+  },
+  {
+    what = "an event listed twice",
+    text = "events: Ir Dr Ir\n",
+    message = "bad.out:1: event 'Ir' listed twice in 'events:'",
+  },
+  {
+    what = "summary: before events:",
+    text = "summary: 10\nevents: Ir\n",
+    message = "bad.out:1: 'summary:' before the 'events:' line",
+  },
+  {
+    what = "an input without events:",
+    text = "# only a comment\n",
+    message = "bad.out:1: no 'events:' line in the input",
+  },
+  {
+    what = "an empty input",
+    text = "",
+    message = "bad.out:0: empty input",
+  },
+}
+
+describe("a strict load of malformed input", function()
+  for _, case in ipairs(cases) do
+    it("stops at " .. case.what, function()
+      local prof, err, kind = callgrind.parse(case.text, "bad.out")
+      assert.is_nil(prof)
+      assert.equal(case.message, err)
+      assert.equal("format", kind)
+    end)
+  end
+end)
+
+describe("a tolerant load of malformed input", function()
+  for _, case in ipairs(cases) do
+    it("warns about " .. case.what .. " and goes on", function()
+      local prof, err = callgrind.parse(case.text, "bad.out", { strict = false })
+      assert.is_not_nil(prof, err)
+      local warnings = prof:warnings()
+      assert.equal(case.message, warnings[1])
+    end)
+  end
+
+  it("keeps the good lines around a bad one", function()
+    local prof = assert(callgrind.parse("events: Ir\nfn=main\n10 20 30\n11 hello\n12 10   \n",
+      "bad.out", { strict = false }))
+    assert.equal(10, prof:total("Ir"))
+    assert.equal(2, #prof:warnings())
+  end)
+
+  it("names an undefined id's function '???' and keeps its costs", function()
+    local prof = assert(callgrind.parse("events: Ir\nfn=(5)\n1 7\n", "bad.out", { strict = false }))
+    assert.equal(7, prof:find("???"):self("Ir"))
+  end)
+
+  it("keeps a calls= waiting across other lines, as KCachegrind does", function()
+    local prof = assert(callgrind.parse("events: Ir\nfn=main\ncfn=f\ncalls=2 10\nfl=a.c\n16 400\n",
+      "bad.out", { strict = false }))
+    local call = prof:find("main"):callees()()
+    assert.equal(2, call.count)
+    assert.equal(400, call:inclusive("Ir"))
+    assert.equal("a.c", call.file)
+  end)
+
+  it("caps the warnings it keeps and counts the rest", function()
+    local text = { "events: Ir", "fn=main" }
+    for i = 1, 50 do text[#text + 1] = "bad" .. i end
+    local prof = assert(callgrind.parse(table.concat(text, "\n"), "bad.out",
+      { strict = false, max_warnings = 10 }))
+    local warnings, dropped = prof:warnings()
+    assert.equal(10, #warnings)
+    assert.equal(40, dropped)
+  end)
+end)
+
+describe("faults no mode skips", function()
+  it("refuses format version 2 and above", function()
+    for _, strict in ipairs { true, false } do
+      local prof, err = callgrind.parse("version: 2\nevents: Ir\n", "v.out", { strict = strict })
+      assert.is_nil(prof)
+      assert.equal("v.out:1: unsupported format version 2 (this reader knows 1)", err)
+    end
+  end)
+
+  it("accepts version 1 and Xdebug's 0.9.6", function()
+    assert.is_not_nil(callgrind.parse("version: 1\nevents: Ir\n"))
+    assert.is_not_nil(callgrind.parse("version: 0.9.6\nevents: Ir\n"))
+  end)
+
+  it("refuses an events: line with too many events", function()
+    local names = {}
+    for i = 1, 300 do names[i] = "E" .. i end
+    local prof, err = callgrind.parse("events: " .. table.concat(names, " ") .. "\n", "e.out",
+      { strict = false })
+    assert.is_nil(prof)
+    assert.equal("e.out:1: too many events in 'events:' (at most 256)", err)
+  end)
+end)
+
+describe("doubts that are only warnings", function()
+  it("warns when a compressed id is redefined to another name, and the last one wins", function()
+    local prof = assert(callgrind.parse("events: Ir\nfl=(2) file1.c\nfn=(1) main\n10 9\nfn=(1) main2\n11 1\nfn=(1)\n12 1\n",
+      "r.out"))
+    assert.same({ "r.out:5: function id (1) redefined from 'main' to 'main2'" }, prof:warnings())
+    assert.equal(2, prof:find("main2"):self("Ir"))
+  end)
+
+  it("is silent when an id is defined again with the same name", function()
+    local prof = assert(callgrind.parse("events: Ir\nfn=(1) main\n10 9\nfn=(1) main\n11 1\n"))
+    assert.same({}, prof:warnings())
+    assert.equal(10, prof:find("main"):self("Ir"))
+  end)
+
+  it("warns when totals: disagrees with the section's costs", function()
+    local prof = assert(callgrind.parse("events: Ir Dr\nfn=main\n10 9 1\ntotals: 9 2\n", "t.out"))
+    assert.same({ "t.out:4: totals: Dr is 2 but the section's costs sum to 1" }, prof:warnings())
+  end)
+
+  it("is silent when totals: agrees", function()
+    local prof = assert(callgrind.parse("events: Ir Dr\nfn=main\n10 9 1\ntotals: 9 1\n", "t.out"))
+    assert.same({}, prof:warnings())
+  end)
+end)
