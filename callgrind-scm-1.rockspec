@@ -1,0 +1,44 @@
+rockspec_format = "3.0"
+package = "callgrind"
+version = "scm-1"
+source = {
+   url = "git+file://./",
+}
+description = {
+   summary = "Read Callgrind and Cachegrind profiles from Lua, fast",
+   detailed = [[
+A C core parses the whole Callgrind format (Valgrind's callgrind and cachegrind, Xdebug, pprof
+and other writers, gzip-compressed or not) into a compact model; a thin Lua layer gives
+functions, calls, per-line and per-instruction costs, jumps, inclusive costs and cycles the way
+KCachegrind computes them.]],
+   license = "MIT",
+   labels = { "profiling", "valgrind", "callgrind", "cachegrind" },
+}
+dependencies = {
+   "lua >= 5.1",
+}
+external_dependencies = {
+   ZLIB = { header = "zlib.h", library = "z" },
+}
+build = {
+   type = "builtin",
+   modules = {
+      ["callgrind.core"] = {
+         sources = {
+            "csrc/analysis.c", "csrc/arena.c", "csrc/builder.c", "csrc/events.c",
+            "csrc/idmap.c", "csrc/idxtab.c", "csrc/lcallgrind.c", "csrc/loader.c",
+            "csrc/parser.c", "csrc/profile.c", "csrc/reader.c", "csrc/strtab.c",
+         },
+         defines = { "_POSIX_C_SOURCE=200809L" },
+         incdirs = { "csrc", "$(ZLIB_INCDIR)" },
+         libdirs = { "$(ZLIB_LIBDIR)" },
+         libraries = { "z" },
+      },
+      callgrind = "lua/callgrind/init.lua",
+   },
+   copy_directories = { "examples" },
+}
+test = {
+   type = "command",
+   command = "make test",
+}

@@ -1,0 +1,169 @@
+/* The public C API end to end: loading from memory and gzip, every accessor on the
+ * specification's extended example, several inputs in one model, errors and aborts. */
+#include <stdlib.h>
+#include <zlib.h>
+
+#include "callgrind.h"
+#include "ctest.h"
+
+static const char extended[] = "# callgrind format\n"
+                               "events: Instructions\n"
+                               "fl=(1) file1.c\n"
+                               "fn=(1) main\n"
+                               "16 20\n"
+                               "cfn=(2) func1\n"
+                               "calls=1 50\n"
+                               "16 400\n"
+                               "cfi=(2) file2.c\n"
+                               "cfn=(3) func2\n"
+                               "calls=3 20\n"
+                               "16 400\n"
+                               "fn=(2)\n"
+                               "51 100\n"
+                               "cfi=(2)\n"
+                               "cfn=(3)\n"
+                               "calls=2 20\n"
+                               "51 300\n"
+                               "fl=(2)\n"
+                               "fn=(3)\n"
+                               "20 700\n";
+
+static cg_cost cost(const cg_profile *p, const cg_cost *row, const char *event) {
+    cg_cost v = -1;
+    CHECK_INT(CG_OK, cg_cost_of(p, row, cg_event_index(p, event), &v));
+    return v;
+}
+
+static void check_extended(const cg_profile *p) {
+    CHECK_INT(1, cg_raw_event_count(p));
+    CHECK_STR("Instructions", cg_event_name(p, 0));
+    CHECK_INT(820, cost(p, cg_total_costs(p), "Instructions"));
+    CHECK_INT(3, cg_function_count(p));
+    size_t main_fn = cg_find_function(p, "main", NULL, NULL, CG_NONE);
+    size_t func2 = cg_find_function(p, "func2", "file2.c", NULL, CG_NONE);
+    CHECK(main_fn != CG_NONE && func2 != CG_NONE);
+    CHECK_INT(CG_NONE, cg_find_function(p, "func2", "file1.c", NULL, CG_NONE));
+    CHECK_INT(CG_NONE, cg_find_function(p, "nothing", NULL, NULL, CG_NONE));
+    CHECK_STR("file1.c", cg_function_file(p, main_fn));
+    CHECK_STR("", cg_function_object(p, main_fn));
+    CHECK_INT(820, cost(p, cg_function_inclusive(p, main_fn), "Instructions"));
+    CHECK_INT(20, cost(p, cg_function_self(p, main_fn), "Instructions"));
+    CHECK_INT(700, cost(p, cg_function_self(p, func2), "Instructions"));
+    CHECK_INT(5, cg_function_called(p, func2));
+    CHECK_INT(CG_NONE, cg_function_cycle(p, func2));
+    CHECK_INT(2, cg_function_callee_count(p, main_fn));
+    CHECK_INT(2, cg_function_caller_count(p, func2));
+    size_t call = cg_function_callee(p, main_fn, 1);
+    CHECK_INT(func2, cg_call_callee(p, call));
+    CHECK_INT(main_fn, cg_call_caller(p, call));
+    CHECK_INT(3, cg_call_times(p, call));
+    CHECK_STR("file1.c", cg_call_file(p, call));
+    CHECK_INT(16, cg_call_line(p, call));
+    CHECK_INT(20, cg_call_target_line(p, call));
+    CHECK_INT(400, cost(p, cg_call_inclusive(p, call), "Instructions"));
+    CHECK_INT(1, cg_function_line_count(p, func2));
+    size_t line = cg_function_line(p, func2, 0);
+    CHECK_INT(20, cg_line_number(p, line));
+    CHECK_STR("file2.c", cg_line_file(p, line));
+    CHECK_INT(func2, cg_line_function(p, line));
+    CHECK_INT(CG_POS_LINE, cg_positions(p));
+    CHECK_INT(1, cg_section_count(p));
+    CHECK_INT(0, cg_warning_count(p));
+}
+
+static void test_extended(void) {
+    cg_error err;
+    cg_profile *p = cg_load_buffer(extended, sizeof extended - 1, "ext", NULL, &err);
+    CHECK(p != NULL);
+    if (!p) return;
+    check_extended(p);
+    cg_profile_free(p);
+}
+
+static void test_gzip_buffer(void) {
+    uLongf size = compressBound(sizeof extended) + 32;
+    unsigned char *gz = malloc(size);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    z.next_in = (unsigned char *)extended;
+    z.avail_in = sizeof extended - 1;
+    z.next_out = gz;
+    z.avail_out = (unsigned)size;
+    CHECK_INT(Z_STREAM_END, deflate(&z, Z_FINISH));
+    size_t gz_len = size - z.avail_out;
+    deflateEnd(&z);
+    cg_error err;
+    cg_profile *p = cg_load_buffer(gz, gz_len, "ext.gz", NULL, &err);
+    CHECK(p != NULL);
+    if (p) check_extended(p);
+    cg_profile_free(p);
+    /* cut short: strict fails, tolerant keeps what arrived */
+    p = cg_load_buffer(gz, gz_len - 12, "cut.gz", NULL, &err);
+    CHECK(p == NULL);
+    CHECK_INT(CG_ERR_FORMAT, err.code);
+    CHECK(strstr(err.message, "gzip data ends early") != NULL);
+    cg_options tolerant = {1, NULL, NULL, 0};
+    p = cg_load_buffer(gz, gz_len - 12, "cut.gz", &tolerant, &err);
+    CHECK(p != NULL);
+    if (p) CHECK(cg_warning_count(p) >= 1);
+    cg_profile_free(p);
+    free(gz);
+}
+
+static void test_several_inputs(void) {
+    cg_error err;
+    cg_loader *ld = cg_loader_new(NULL, &err);
+    const char other[] = "events: Dr Instructions\nfl=file1.c\nfn=main\n16 5 7\n";
+    CHECK_INT(0, cg_loader_add_buffer(ld, extended, sizeof extended - 1, "a", &err));
+    CHECK_INT(0, cg_loader_add_buffer(ld, other, sizeof other - 1, "b", &err));
+    cg_profile *p = cg_loader_finish(ld, &err);
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK_INT(2, cg_raw_event_count(p));
+    CHECK_INT(2, cg_section_count(p));
+    CHECK_STR("b", cg_section_source(p, 1));
+    size_t main_fn = cg_find_function(p, "main", NULL, NULL, CG_NONE);
+    CHECK_INT(27, cost(p, cg_function_self(p, main_fn), "Instructions"));
+    CHECK_INT(5, cost(p, cg_function_self(p, main_fn), "Dr"));
+    CHECK_INT(827, cost(p, cg_total_costs(p), "Instructions"));
+    CHECK_INT(1, cg_function_line_count(p, main_fn)); /* line 16 of both inputs, summed */
+    cg_profile_free(p);
+}
+
+static int abort_at_once(void *ud, uint64_t done, uint64_t total) {
+    (void)done;
+    (void)total;
+    ++*(int *)ud;
+    return 1;
+}
+
+static void test_errors(void) {
+    cg_error err;
+    cg_profile *p = cg_load_file("/nonexistent/callgrind.out", NULL, &err);
+    CHECK(p == NULL);
+    CHECK_INT(CG_ERR_IO, err.code);
+    CHECK_STR("/nonexistent/callgrind.out: No such file or directory", err.message);
+    p = cg_load_file("/", NULL, &err);
+    CHECK(p == NULL);
+    CHECK_STR("/: is a directory", err.message);
+    const char bad[] = "events: Ir\nfn=main\n1 2 3\n";
+    p = cg_load_buffer(bad, sizeof bad - 1, "bad", NULL, &err);
+    CHECK(p == NULL);
+    CHECK_INT(3, err.line);
+    CHECK_STR("bad:3: too many costs: 'events:' lists 1 event", err.message);
+    int calls = 0;
+    cg_options opts = {0, abort_at_once, &calls, 0};
+    p = cg_load_buffer(extended, sizeof extended - 1, "ext", &opts, &err);
+    CHECK(p == NULL);
+    CHECK_INT(1, calls);
+    CHECK_INT(CG_ERR_ABORTED, err.code);
+}
+
+int main(void) {
+    test_extended();
+    test_gzip_buffer();
+    test_several_inputs();
+    test_errors();
+    return ctest_report("test_load");
+}
