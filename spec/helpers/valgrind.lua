@@ -134,6 +134,8 @@ local programs = {
   -- -O2 plus always_inline: mix() from inline.h is inlined (fi=/fe= lines).
   inline = { sources = { "inline.c" }, flags = "-g -O2" },
   threads = { sources = { "threads.c" }, flags = "-g -O1 -pthread" },
+  -- the same without the client-request dump: one dump holding all threads
+  threads_nodump = { sources = { "threads.c" }, flags = "-g -O1 -pthread -DTHREADS_NO_DUMP" },
   -- main program (two files) + libmulti.so, found through an rpath.
   multi = {
     sources = { "multi_main.c", "multi_util.c" },
@@ -216,7 +218,13 @@ local configs = {
   {
     name = "callgrind_threads_combined", program = "threads",
     args = { "--separate-threads=yes", "--combine-dumps=yes" },
-    about = "one file, five sections (part 1 thread 1, part 2 threads 1-4), IDs shared across sections",
+    about = "one file, five sections (part 1 thread 1, part 2 threads 1-4), IDs defined in earlier sections",
+    files = 1,
+  },
+  {
+    name = "callgrind_threads_combined_single", program = "threads_nodump",
+    args = { "--separate-threads=yes", "--combine-dumps=yes" },
+    about = "one file, four sections of part 1, each thread repeating the file header",
     files = 1,
   },
   {
@@ -595,7 +603,8 @@ end
 --
 -- Returns {
 --   events = {...}            -- union of event names, in first-seen order
---   sections = { {events=, summary=, totals=, part=, thread=} }
+--   sections = { {events=, summary=, totals=, part=, thread=, events_line=,
+--                 header = { key = trimmed value } (lines before events:)} }
 --   functions = { [fkey] = fn }, function_list = { fn, ... }
 --     fn = { key=, name=, file=, object=, self = {ev=n},
 --            lines = { [file .. "\0" .. line .. "\0" .. addr] = {file=, line=, addr=, costs=} },
@@ -638,6 +647,7 @@ function M.read_raw(path)
   local callee_object, callee_file, callee_name
   local pending -- { kind = "call"|"jump", ... }
   local next_part, next_thread
+  local header = {} -- header lines since the previous section's events: line
 
   local function get_function(name)
     local fobject, ffile = object, fl_file or "???"
@@ -834,7 +844,8 @@ function M.read_raw(path)
           fail("unknown line '" .. line .. "'")
         end
         if hkey == "events" then
-          section = { events = {} }
+          section = { events = {}, header = header, events_line = line_no }
+          header = {}
           raw.sections[#raw.sections + 1] = section
           for ev in hvalue:gmatch("%S+") do
             section.events[#section.events + 1] = ev
@@ -861,7 +872,9 @@ function M.read_raw(path)
         elseif hkey == "totals" then
           section.totals = cost_list(hvalue)
         end
-        -- version, creator, pid, cmd, desc, event: not needed here
+        if hkey ~= "summary" and hkey ~= "totals" and hkey ~= "events" then
+          header[hkey] = hvalue
+        end
       end
     end
   end
