@@ -55,7 +55,8 @@ static int fn_eq(const void *ctx, uint32_t index, const void *key) {
 int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t object) {
     cg_profile *p = ld->p;
     fn_rec key = {name, file, object, NO_INDEX, 0};
-    uint32_t tag = (uint32_t)hash_mix(hash_combine(hash_combine(name, file), object));
+    uint32_t tag =
+        (uint32_t)hash_mix(hash_combine(hash_combine(hash_combine(HASH_SEED, name), file), object));
     size_t slot;
     int64_t found = idxtab_find(&ld->fn_index, tag, fn_eq, p, &key, &slot);
     if (found >= 0) return found;
@@ -77,7 +78,8 @@ static int line_eq(const void *ctx, uint32_t index, const void *key) {
 cg_cost *build_line(cg_loader *ld, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr) {
     cg_profile *p = ld->p;
     line_rec key = {fn, file, line, addr};
-    uint64_t h = hash_combine(hash_combine(hash_combine(fn, file), line), addr);
+    uint64_t h =
+        hash_combine(hash_combine(hash_combine(hash_combine(HASH_SEED, fn), file), line), addr);
     uint32_t tag = (uint32_t)hash_mix(h);
     size_t slot;
     int64_t found = idxtab_find(&ld->line_index, tag, line_eq, p, &key, &slot);
@@ -103,7 +105,8 @@ static int call_eq(const void *ctx, uint32_t index, const void *key) {
 
 int build_call(cg_loader *ld, const call_rec *key, cg_cost **row_out) {
     cg_profile *p = ld->p;
-    uint64_t h = hash_combine(hash_combine(key->caller, key->callee), key->file);
+    uint64_t h =
+        hash_combine(hash_combine(hash_combine(HASH_SEED, key->caller), key->callee), key->file);
     uint32_t tag = (uint32_t)hash_mix(hash_combine(hash_combine(h, key->line), key->addr));
     size_t slot;
     int64_t found = idxtab_find(&ld->call_index, tag, call_eq, p, key, &slot);
@@ -134,7 +137,8 @@ static int jump_eq(const void *ctx, uint32_t index, const void *key) {
 
 int build_jump(cg_loader *ld, const jump_rec *key) {
     cg_profile *p = ld->p;
-    uint64_t h = hash_combine(hash_combine(key->fn, key->from_file), key->from_line);
+    uint64_t h = hash_combine(hash_combine(hash_combine(HASH_SEED, key->fn), key->from_file),
+                              key->from_line);
     h = hash_combine(hash_combine(h, key->from_addr), key->to_fn);
     h = hash_combine(hash_combine(h, key->to_file), key->to_line);
     h = hash_combine(hash_combine(h, key->to_addr), (uint64_t)key->conditional);

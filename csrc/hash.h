@@ -15,13 +15,20 @@ static inline uint64_t hash_mix(uint64_t h) {
     return h;
 }
 
+#define HASH_SEED 0x243f6a8885a308d3ULL
+
+/* One step of a multiply-rotate hash over 64-bit words: start from HASH_SEED, combine every
+ * key field, finish with hash_mix. Fields that differ in few bits (consecutive indexes) still
+ * spread over the whole word. */
 static inline uint64_t hash_combine(uint64_t h, uint64_t v) {
-    return (h ^ v) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+    h ^= v;
+    h *= 0x9e3779b97f4a7c15ULL;
+    return (h << 31) | (h >> 33);
 }
 
 static inline uint64_t hash_bytes(const void *data, size_t len) {
     const unsigned char *p = data;
-    uint64_t h = 0x243f6a8885a308d3ULL ^ (len * 0x9e3779b97f4a7c15ULL);
+    uint64_t h = hash_combine(HASH_SEED, len);
     while (len >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);

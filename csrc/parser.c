@@ -364,7 +364,7 @@ static int call_cost(cg_loader *ld, const uint64_t *pos, size_t n) {
     return add_costs(ld, row, n);
 }
 
-static int jump_source(cg_loader *ld, const uint64_t *pos, size_t n) {
+static int jump_source(cg_loader *ld, const uint64_t *pos, size_t n, int conditional) {
     parse_state *st = &ld->st;
     if (st->fn == NO_INDEX) return malformed(ld, "jump outside a function (no fn= before it)");
     for (size_t i = 0; i < n; i++)
@@ -379,7 +379,7 @@ static int jump_source(cg_loader *ld, const uint64_t *pos, size_t n) {
                     st->assoc_target[COL_INSTR],
                     st->assoc_count,
                     st->assoc_taken,
-                    st->assoc == ASSOC_JCND};
+                    conditional};
     st->jfi = st->jfn = NO_INDEX;
     int rc = build_jump(ld, &key);
     if (rc == -2) return out_of_memory(ld);
@@ -426,7 +426,7 @@ static int position_line(cg_loader *ld, const char *s, const char *end) {
         return call_cost(ld, pos, n);
     case ASSOC_JUMP:
     case ASSOC_JCND:
-        return jump_source(ld, pos, n);
+        return jump_source(ld, pos, n, assoc == ASSOC_JCND);
     default:
         return self_cost(ld, pos, n);
     }
