@@ -1021,3 +1021,20 @@ describe("multi-object program", function()
     assert.are.equal(sum, annotate(path, false).by_key[key].costs.Ir)
   end)
 end)
+
+---------------------------------------------------------------------------
+-- Event order
+---------------------------------------------------------------------------
+
+describe("event order", function()
+  it("is the file's: callgrind and cachegrind list the same events differently", function()
+    local callgrind_prof = load(vg.profile("callgrind_cache_branch")[1])
+    local cachegrind_prof = load(vg.profile("cachegrind_sim")[1])
+    assert.are.same({ "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim" },
+      callgrind_prof:events())
+    assert.are.same({ "Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw", "D1mw", "DLmw", "Bc", "Bcm", "Bi", "Bim" },
+      cachegrind_prof:events())
+    assert.are.same({ "Ir" }, load(vg.profile("cachegrind_no_sim")[1]):events())
+    assert.are.same({ "Ir" }, load(vg.profile("callgrind_default")[1]):events())
+  end)
+end)
