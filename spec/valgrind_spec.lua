@@ -126,7 +126,7 @@ local function self_by_ca_key(prof, entry)
 end
 
 -- CA adds the cost line after `calls=0` to the caller's self cost
--- (FORMAT-NOTES 3.6a: `if ($curr_call_counter>0)` in read_input_file()).
+-- (`if ($curr_call_counter>0)` in its read_input_file()).
 -- Valgrind writes such lines in every part after the first of a run with
 -- dumps, for calls that were running when the previous part was dumped; the
 -- cost is that call's inclusive cost within this part, a call cost, and we
@@ -154,7 +154,7 @@ end
 -- function is active twice at once; with --separate-recs=2 (the default)
 -- that happens only for functions calling themselves (fact'2 -> fact'2) and
 -- for members of a cycle (is_even'2 <-> is_odd'2), and there (a) counts the
--- nested costs again (FORMAT-NOTES 6.4: fact'2 396 in CA, 84 in truth). A
+-- nested costs again (the recursion spec below shows it for fact'2). A
 -- function merely calling into recursion is not affected: the cost of its
 -- call into fact'2 is measured by callgrind, not summed by CA. So CA is a
 -- reference for a function when
@@ -273,7 +273,7 @@ for _, config in ipairs(vg.configs()) do
       local files, empty = vg.profile(config.name)
       assert.are.equal(config.files, #files, table.concat(files, " "))
       if config.empty_base then
-        -- --separate-threads leaves the base file behind, empty (FORMAT-NOTES 8.1)
+        -- --separate-threads leaves the base file behind, empty
         assert.are.equal(1, #empty)
         assert.matches("%.out%.%d+$", empty[1])
         -- not a profile; whatever load makes of it, it must not break

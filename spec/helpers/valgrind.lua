@@ -594,12 +594,14 @@ end
 
 -- Specs work out expected values (recursion, calls=0 costs, which functions
 -- callgrind_annotate can be compared with) from the records in the file
--- itself, not from the module under test. This reader follows
--- FORMAT-NOTES: three file-wide name tables (last definition wins), one
--- "last" value per position column updated by every position line (self
--- cost, call cost, jump source) and never by calls=/jump=/jcnd= targets,
--- cob/cfi cleared after each call, fi/fe change only the line file, fn=
--- goes back to the fl= file. It raises on anything it does not know.
+-- itself, not from the module under test. The rules it follows: three
+-- name tables (files, functions, objects) for the whole file, since
+-- callgrind's combined dumps use IDs defined in earlier sections (last
+-- definition wins); one "last" value per position column, updated by every
+-- position line (self cost, call cost, jump source) and never by
+-- calls=/jump=/jcnd= targets; cob/cfi cleared after each call; fi/fe change
+-- only the line file; fn= goes back to the fl= file. It raises on anything
+-- it does not know.
 --
 -- Returns {
 --   events = {...}            -- union of event names, in first-seen order
