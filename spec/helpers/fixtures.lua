@@ -29,6 +29,13 @@ if not testdata then
   end
 end
 
+-- Absolute, so that tools run from other directories find it too.
+if testdata and testdata:sub(1, 1) ~= "/" then
+  local pipe = io.popen("cd '" .. testdata .. "' && pwd")
+  testdata = pipe:read("*l") or testdata
+  pipe:close()
+end
+
 --- Path of a shared test file, e.g. fixtures.shared("thirdparty/pprof/pprof.cpu.callgrind").
 function fixtures.shared(name)
   assert(testdata, "shared test data not found: set CALLGRIND_TESTDATA or provide ../shared/testdata")

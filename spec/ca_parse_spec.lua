@@ -3,24 +3,13 @@
 -- The valgrind specs trust this parser, so it gets its own exact checks.
 
 local vg = require "helpers.valgrind"
+local fixtures = require "helpers.fixtures"
 
--- The stored data: $CALLGRIND_TESTDATA or spec/data, each holding
--- thirdparty/oracle-callgrind_annotate-3.19/ (outputs) and thirdparty/gprof2dot/ (inputs).
+-- The stored data: thirdparty/oracle-callgrind_annotate-3.19/ (outputs) and
+-- thirdparty/gprof2dot/ (inputs) of the shared test data.
 local oracle_subdir = "/thirdparty/oracle-callgrind_annotate-3.19/"
-local testdata
-for _, candidate in ipairs({ os.getenv("CALLGRIND_TESTDATA") or false, "spec/data" }) do
-  if candidate and vg.read_file(candidate .. oracle_subdir .. "gprof2dot__bool.callgrind.self.txt") then
-    testdata = candidate
-    break
-  end
-end
-
-if not testdata then
-  describe("callgrind_annotate parser", function()
-    pending("stored callgrind_annotate outputs not found (set CALLGRIND_TESTDATA or add spec/data" .. oracle_subdir .. ")")
-  end)
-  return
-end
+local testdata = fixtures.shared_dir()
+assert(testdata, "shared test data not found: set CALLGRIND_TESTDATA or provide ../shared/testdata")
 
 local oracle_dir = testdata .. oracle_subdir
 
