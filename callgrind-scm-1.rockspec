@@ -27,7 +27,8 @@ build = {
          sources = {
             "csrc/analysis.c", "csrc/arena.c", "csrc/builder.c", "csrc/events.c",
             "csrc/idmap.c", "csrc/idxtab.c", "csrc/lcallgrind.c", "csrc/loader.c",
-            "csrc/parser.c", "csrc/profile.c", "csrc/reader.c", "csrc/strtab.c",
+            "csrc/parser.c", "csrc/profile.c", "csrc/reader.c", "csrc/resolve.c",
+            "csrc/strtab.c",
          },
          defines = { "_POSIX_C_SOURCE=200809L" },
          incdirs = { "csrc", "$(ZLIB_INCDIR)" },

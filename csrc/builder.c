@@ -60,11 +60,19 @@ int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t obj
     size_t slot;
     int64_t found = idxtab_find(&ld->fn_index, tag, fn_eq, p, &key, &slot);
     if (found >= 0) return found;
-    if (idxtab_grow(&ld->fn_index) || VEC_RESERVE(p->fns, p->fns_cap, p->nfns + 1)) return -1;
+    if (idxtab_grow(&ld->fn_index) || VEC_RESERVE(p->fns, p->fns_cap, p->nfns + 1) ||
+        VEC_RESERVE(ld->fn_defined, ld->fn_defined_cap, p->nfns + 1))
+        return -1;
     (void)idxtab_find(&ld->fn_index, tag, fn_eq, p, &key, &slot);
     p->fns[p->nfns] = key;
+    ld->fn_defined[p->nfns] = 0;
     idxtab_put(&ld->fn_index, slot, tag, (uint32_t)p->nfns);
     return (int64_t)p->nfns++;
+}
+
+int build_defined(cg_loader *ld, uint32_t fn) {
+    ld->fn_defined[fn] = 1;
+    return 0;
 }
 
 /* ---- line costs ---- */
@@ -103,7 +111,7 @@ static int call_eq(const void *ctx, uint32_t index, const void *key) {
            a->callee == b->callee && a->file == b->file;
 }
 
-int build_call(cg_loader *ld, const call_rec *key, cg_cost **row_out) {
+int build_call(cg_loader *ld, const call_rec *key, int guessed, cg_cost **row_out) {
     cg_profile *p = ld->p;
     uint64_t h =
         hash_combine(hash_combine(hash_combine(HASH_SEED, key->caller), key->callee), key->file);
@@ -112,12 +120,16 @@ int build_call(cg_loader *ld, const call_rec *key, cg_cost **row_out) {
     int64_t found = idxtab_find(&ld->call_index, tag, call_eq, p, key, &slot);
     if (found >= 0) {
         *row_out = costs_row(&p->call_costs, p->nraw, (size_t)found);
+        /* one occurrence that names the callee's file settles it */
+        ld->call_guessed[found] &= (unsigned char)guessed;
         return count_add(&p->calls[found].count, key->count);
     }
     size_t row;
     if (idxtab_grow(&ld->call_index) || VEC_RESERVE(p->calls, p->calls_cap, p->ncalls + 1) ||
+        VEC_RESERVE(ld->call_guessed, ld->call_guessed_cap, p->ncalls + 1) ||
         costs_add_row(&p->call_costs, p->nraw, &row))
         return -2;
+    ld->call_guessed[p->ncalls] = (unsigned char)guessed;
     (void)idxtab_find(&ld->call_index, tag, call_eq, p, key, &slot);
     p->calls[p->ncalls] = *key;
     idxtab_put(&ld->call_index, slot, tag, (uint32_t)p->ncalls++);

@@ -45,6 +45,8 @@ void cg_loader_free(cg_loader *ld) {
     idxtab_free(&ld->line_index);
     idxtab_free(&ld->jump_index);
     free(ld->descs);
+    free(ld->fn_defined);
+    free(ld->call_guessed);
     parse_state_free(&ld->st);
     free(ld);
 }
@@ -115,6 +117,10 @@ cg_profile *cg_loader_finish(cg_loader *ld, cg_error *err) {
         return NULL;
     }
     cg_profile *p = ld->p;
+    if (resolve_guessed_callees(ld, err)) {
+        cg_loader_free(ld);
+        return NULL;
+    }
     /* the build indexes are not needed any more: free them before the analysis allocates */
     idxtab_free(&ld->fn_index);
     idxtab_free(&ld->call_index);

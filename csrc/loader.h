@@ -47,12 +47,14 @@ typedef struct parse_state {
     uint32_t fn; /* function index or NO_INDEX */
 
     uint32_t cob, cfi; /* string ids, NO_INDEX when not given */
-    uint32_t cfn;      /* callee function index or NO_INDEX */
+    uint32_t cfn;      /* callee name (string id), NO_INDEX before the first cfn= */
     uint32_t jfi, jfn; /* jump target file / function, NO_INDEX when not given */
 
     int assoc; /* ASSOC_* */
     uint64_t assoc_line;
     uint64_t assoc_count, assoc_taken;
+    uint32_t assoc_callee; /* function index of the pending call */
+    int assoc_guessed;     /* its file was not given (no cfi=/cfl=): see resolve.c */
     uint64_t assoc_target[COL_COUNT];
 } parse_state;
 
@@ -62,6 +64,9 @@ struct cg_loader {
     idxtab fn_index, call_index, line_index, jump_index;
     event_desc *descs;
     size_t ndescs, descs_cap;
+    /* For resolve.c: functions bound by a fn= line, calls whose callee file was guessed. */
+    unsigned char *fn_defined, *call_guessed;
+    size_t fn_defined_cap, call_guessed_cap;
     parse_state st;
     cg_cost values[MAX_RAW_EVENTS]; /* scratch for one line's costs */
     char message[768];              /* text of the error being reported */
@@ -72,8 +77,14 @@ struct cg_loader {
 int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t object);
 /* Returns the cost row of the record (valid until the next build_* call), NULL on failure. */
 cg_cost *build_line(cg_loader *ld, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr);
-/* Returns 0, -1 when the summed call count overflows (the row is still set), -2 out of memory. */
-int build_call(cg_loader *ld, const call_rec *key, cg_cost **row);
+/* Returns 0, -1 when the summed call count overflows (the row is still set), -2 out of memory.
+ * `guessed` tells that the callee's file was not given in the input. */
+int build_call(cg_loader *ld, const call_rec *key, int guessed, cg_cost **row);
+/* Marks a function as bound by a fn= line. */
+int build_defined(cg_loader *ld, uint32_t fn);
+
+/* ---- resolve.c: callees named without their file ---- */
+int resolve_guessed_callees(cg_loader *ld, cg_error *err);
 int build_jump(cg_loader *ld, const jump_rec *key);
 /* Raw event index of a name, adding the event (and widening every cost row) when new. */
 int64_t build_event(cg_loader *ld, const char *name, size_t len);

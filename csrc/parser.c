@@ -241,6 +241,7 @@ static int spec_line(cg_loader *ld, const char *key, size_t klen, const char *s,
         if ((rc = parse_name(ld, IDS_FN, s, end, &name))) return rc;
         uint32_t file = st->have_fl ? st->fl : st->file;
         if ((rc = function_of(ld, name, file, st->ob, &st->fn))) return rc;
+        build_defined(ld, st->fn);
         st->file = file; /* fn= ends inlined code: back to the function's own file */
     } else if (KEY("fl")) {
         if ((rc = parse_name(ld, IDS_FILE, s, end, &st->fl))) return rc;
@@ -251,10 +252,8 @@ static int spec_line(cg_loader *ld, const char *key, size_t klen, const char *s,
     } else if (KEY("ob")) {
         if ((rc = parse_name(ld, IDS_OBJ, s, end, &st->ob))) return rc;
     } else if (KEY("cfn")) {
-        if ((rc = parse_name(ld, IDS_FN, s, end, &name))) return rc;
-        uint32_t file = st->cfi != NO_INDEX ? st->cfi : st->file;
-        uint32_t object = st->cob != NO_INDEX ? st->cob : st->ob;
-        if ((rc = function_of(ld, name, file, object, &st->cfn))) return rc;
+        /* resolved at calls=, so that cfi=/cob= may come before or after cfn= */
+        if ((rc = parse_name(ld, IDS_FN, s, end, &st->cfn))) return rc;
     } else if (KEY("cfi") || KEY("cfl")) {
         if ((rc = parse_name(ld, IDS_FILE, s, end, &st->cfi))) return rc;
     } else if (KEY("cob")) {
@@ -349,7 +348,7 @@ static int call_cost(cg_loader *ld, const uint64_t *pos, size_t n) {
     parse_state *st = &ld->st;
     if (st->fn == NO_INDEX) return malformed(ld, "call outside a function (no fn= before it)");
     call_rec key = {st->fn,
-                    st->cfn,
+                    st->assoc_callee,
                     st->file,
                     pos[COL_LINE],
                     pos[COL_INSTR],
@@ -358,7 +357,7 @@ static int call_cost(cg_loader *ld, const uint64_t *pos, size_t n) {
                     st->assoc_target[COL_INSTR]};
     st->cob = st->cfi = NO_INDEX;
     cg_cost *row;
-    int rc = build_call(ld, &key, &row);
+    int rc = build_call(ld, &key, st->assoc_guessed, &row);
     if (rc == -2) return out_of_memory(ld);
     if (rc && (rc = malformed(ld, "call count sum does not fit in 64 bits"))) return rc;
     return add_costs(ld, row, n);
@@ -493,6 +492,13 @@ static int assoc_line(cg_loader *ld, const char *key, size_t klen, const char *s
     }
     /* anything after the target (Xdebug writes `calls=1 0 0`) carries no meaning */
     if ((rc = enter_body(ld))) return rc;
+    if (kind == ASSOC_CALL) {
+        /* the callee's file defaults to the current one (fi=/fe= included), its object to ob= */
+        uint32_t file = st->cfi != NO_INDEX ? st->cfi : st->file;
+        uint32_t object = st->cob != NO_INDEX ? st->cob : st->ob;
+        if ((rc = function_of(ld, st->cfn, file, object, &st->assoc_callee))) return rc;
+        st->assoc_guessed = st->cfi == NO_INDEX;
+    }
     st->assoc = kind;
     st->assoc_line = st->lineno;
     st->assoc_count = count;
@@ -632,13 +638,37 @@ static int version_header(cg_loader *ld, const char *s, const char *end) {
     return LINE_OK;
 }
 
-/* Header keys that open a new section when they follow body lines. */
-static int opens_section(const char *key, size_t klen) {
-    static const char *const keys[] = {"version", "creator", "pid",       "cmd",    "part",
-                                       "thread",  "desc",    "positions", "events", "event"};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (strlen(keys[i]) == klen && !memcmp(keys[i], key, klen)) return 1;
+/* Header keys that open a new section when they follow body lines or a totals: line, or when
+ * the current section has one already (desc: and event: lines come several to a section). */
+static int opens_section(const char *key, size_t klen, int *repeatable) {
+    static const char *const keys[] = {"version", "creator",   "pid",    "cmd",  "part",
+                                       "thread",  "positions", "events", "desc", "event"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        if (strlen(keys[i]) == klen && !memcmp(keys[i], key, klen)) {
+            *repeatable = i >= 8;
+            return 1;
+        }
+    }
     return 0;
+}
+
+static int section_has_header(const cg_profile *p, size_t section, const char *key, size_t klen) {
+    const section_rec *sec = &p->sections[section];
+    for (uint32_t h = sec->header_begin; h < sec->header_end; h++) {
+        uint32_t id = p->headers[h].key;
+        if (strtab_len(&p->strings, id) == klen && !memcmp(strtab_get(&p->strings, id), key, klen))
+            return 1;
+    }
+    return 0;
+}
+
+static int starts_section(const cg_loader *ld, const char *key, size_t klen) {
+    const parse_state *st = &ld->st;
+    int repeatable;
+    if (st->section == CG_NONE) return 1;
+    if (!opens_section(key, klen, &repeatable)) return 0;
+    if (st->body_started || ld->p->sections[st->section].has_totals) return 1;
+    return !repeatable && section_has_header(ld->p, st->section, key, klen);
 }
 
 static int header_line(cg_loader *ld, const char *key, size_t klen, const char *s,
@@ -646,9 +676,7 @@ static int header_line(cg_loader *ld, const char *key, size_t klen, const char *
     parse_state *st = &ld->st;
     cg_profile *p = ld->p;
     int rc;
-    if (st->section == CG_NONE || (st->body_started && opens_section(key, klen))) {
-        if ((rc = new_section(ld))) return rc;
-    }
+    if (starts_section(ld, key, klen) && (rc = new_section(ld))) return rc;
     s = skip_space(s, end);
     while (end > s && is_space(end[-1])) end--;
     uint32_t ksid = 0, vsid = 0;

@@ -168,6 +168,64 @@ calls=3 20
     assert.equal(70, helper:inclusive(1))
   end)
 
+  it("takes the callee's file from a cfi= written after cfn=, as some converters do", function()
+    local prof = parse("events: Ticks\nfi=~\nfn=<map>\n0 5\ncfn=entry\ncfi=/x/d.py\ncalls=7 10\n0 20\n" ..
+      "fi=/x/d.py\nfn=entry\n10 20\n")
+    local entry = prof:find("entry")
+    assert.equal("/x/d.py", entry.file)
+    assert.equal(7, entry.called)
+    assert.equal(2, prof:stats().functions)
+  end)
+
+  it("sends a call that names no callee file to the only function of that name with a block", function()
+    -- Xdebug's early format writes no cfl=: the default (the caller's file) holds no such
+    -- function, so the call goes where the function's fn= block is
+    local prof = parse [[
+events: Time
+fl=lib.php
+fn=helper
+3 10
+fl=index.php
+fn={main}
+1 2
+cfn=helper
+calls=2 0 0
+5 10
+cfn=strlen
+calls=1 0 0
+6 1
+]]
+    local helper = prof:find("helper")
+    assert.equal("lib.php", helper.file)
+    assert.equal(2, helper.called)
+    assert.equal(10, helper:inclusive(1))
+    assert.is_nil(prof:find("helper", "index.php"))
+    -- strlen has no block anywhere: the call keeps the format's default
+    assert.equal("index.php", prof:find("strlen").file)
+    assert.equal(3, prof:stats().functions)
+  end)
+
+  it("leaves such a call where it is when several functions of that name have blocks", function()
+    local prof = parse [[
+events: Ir
+fl=a.c
+fn=dup
+1 1
+fl=b.c
+fn=dup
+1 2
+fl=c.c
+fn=main
+1 1
+cfn=dup
+calls=1 1
+2 3
+]]
+    assert.equal("c.c", prof:find("main"):callees()().callee.file)
+    assert.equal(0, prof:find("dup", "a.c").called)
+    assert.equal(4, prof:stats().functions)
+  end)
+
   it("merges calls of one caller to one callee at one call site", function()
     local prof = parse("events: Time\nfl=x.php\nfn={main}\n1 5\ncfn=f\ncalls=1 0 0\n3 10\n" ..
       "cfn=f\ncalls=1 0 0\n3 12\ncfn=f\ncalls=1 0 0\n4 1\n")
@@ -332,6 +390,31 @@ totals: 5 1
     assert.same({ key = "version", value = "1" }, h[1])
     assert.same({ key = "cmd", value = "./thr" }, h[4])
     assert.same({ key = "totals", value = "120" }, h[#h])
+  end)
+end)
+
+describe("section boundaries", function()
+  it("opens a section at a repeated part: even without body lines in between", function()
+    local prof = parse("part: 1\nevents: Ir\nsummary: 100\ntotals: 100\npart: 2\nevents: Ir\n" ..
+      "summary: 5\nfn=f\n1 5\ntotals: 5\n", { strict = false })
+    local sections = prof:sections()
+    assert.equal(2, #sections)
+    assert.equal(100, sections[1].summary.Ir)
+    assert.equal(5, sections[2].summary.Ir)
+    assert.same({ "in.out:4: totals: Ir is 100 but the section's costs sum to 0" }, prof:warnings())
+  end)
+
+  it("opens a section at a header after totals:", function()
+    local prof = parse("events: Ir\ntotals: 0\ndesc: Trigger: dump\nevents: Ir\nfn=f\n1 5\n")
+    assert.equal(2, #prof:sections())
+    assert.equal("dump", prof:sections()[2].desc.Trigger)
+  end)
+
+  it("keeps several desc: and event: lines in one section", function()
+    local prof = parse("desc: I1 cache: 1\ndesc: D1 cache: 2\nevent: Ir : Instructions\n" ..
+      "event: Dr : Reads\nevents: Ir Dr\nfn=f\n1 5\n")
+    assert.equal(1, #prof:sections())
+    assert.equal("Reads", prof:event_info("Dr").long_name)
   end)
 end)
 

@@ -228,10 +228,23 @@ local function stays_in_own_file(fn)
   return true
 end
 
+local function called_from_own_file(fn)
+  for call in fn:callers() do
+    if call.file ~= fn.file then
+      return false
+    end
+  end
+  return true
+end
+
 --- The groups of functions whose summed inclusive cost CA's --inclusive=yes listing gives under
 --- their key: { {key = "file:name", functions = {fn, ...}}, ... } in key order, and the number of
 --- functions left out.
-function oracle.comparable_inclusive(prof)
+-- When the profile never names a callee's file (no cfi=/cfl= line, as in Xdebug's early format),
+-- CA files each call under the caller's current file, while the model sends it to the function
+-- of that name wherever its fn= block is (when that is unambiguous): such functions compare only
+-- when all their calls come from their own file (`callee_files_unnamed`).
+function oracle.comparable_inclusive(prof, callee_files_unnamed)
   local by_key, keys = {}, {}
   for fn in prof:functions() do
     local key = fn.file .. ":" .. fn.name
@@ -248,6 +261,8 @@ function oracle.comparable_inclusive(prof)
     local called, uncalled, ok = 0, 0, true
     for _, fn in ipairs(members) do
       if fn.cycle or calls_itself(fn) or reached_by_count_zero(fn) then
+        ok = false
+      elseif callee_files_unnamed and not called_from_own_file(fn) then
         ok = false
       elseif fn.called > 0 then
         called = called + 1

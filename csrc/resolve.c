@@ -1,0 +1,165 @@
+/* resolve.c - callees named without their file.
+ *
+ * A call whose input gives no cfi=/cfl= goes, by the format's default, to the function of
+ * that name in the caller's current file. Writers that never name the callee's file (Xdebug's
+ * early format, converters such as Python profilers' exporters) thereby point calls at
+ * placeholders: functions with no fn= block of their own, while the real function has its
+ * block in another file. When exactly one function of that name and object has a fn= block,
+ * such a call goes to it and the placeholder disappears. Callgrind always names the callee's
+ * file when it differs from the caller's, so its calls never meet this case. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "loader.h"
+
+static int name_object_eq(const void *ctx, uint32_t index, const void *key) {
+    const fn_rec *a = &((const cg_profile *)ctx)->fns[index];
+    const fn_rec *b = key;
+    return a->name == b->name && a->object == b->object;
+}
+
+static uint32_t name_object_tag(const fn_rec *f) {
+    return (uint32_t)hash_mix(hash_combine(hash_combine(HASH_SEED, f->name), f->object));
+}
+
+static int nomem(cg_error *err) {
+    set_error(err, CG_ERR_NOMEM, 0, "out of memory");
+    return -1;
+}
+
+/* For each placeholder, the only defined function of its (name, object); NO_INDEX for defined
+ * functions and for placeholders whose name has no definition or several. */
+static uint32_t *unique_definitions(cg_loader *ld) {
+    cg_profile *p = ld->p;
+    size_t n = p->nfns ? p->nfns : 1;
+    uint32_t *target = malloc(n * sizeof *target);
+    unsigned char *ambiguous = calloc(n, 1);
+    idxtab index = {NULL, 0, 0};
+    int ok = target && ambiguous;
+    for (size_t f = 0; ok && f < p->nfns; f++) {
+        if (!ld->fn_defined[f]) continue;
+        uint32_t tag = name_object_tag(&p->fns[f]);
+        size_t slot;
+        int64_t first = idxtab_find(&index, tag, name_object_eq, p, &p->fns[f], &slot);
+        if (first >= 0) {
+            ambiguous[first] = 1;
+        } else if (idxtab_grow(&index)) {
+            ok = 0;
+        } else {
+            (void)idxtab_find(&index, tag, name_object_eq, p, &p->fns[f], &slot);
+            idxtab_put(&index, slot, tag, (uint32_t)f);
+        }
+    }
+    for (size_t f = 0; ok && f < p->nfns; f++) {
+        target[f] = NO_INDEX;
+        if (ld->fn_defined[f]) continue;
+        size_t slot;
+        int64_t def =
+            idxtab_find(&index, name_object_tag(&p->fns[f]), name_object_eq, p, &p->fns[f], &slot);
+        if (def >= 0 && !ambiguous[def]) target[f] = (uint32_t)def;
+    }
+    idxtab_free(&index);
+    free(ambiguous);
+    if (!ok) {
+        free(target);
+        return NULL;
+    }
+    return target;
+}
+
+/* Re-adds every call with its callee redirected, merging calls that now coincide. */
+static int rebuild_calls(cg_loader *ld, const uint32_t *target, cg_error *err) {
+    cg_profile *p = ld->p;
+    call_rec *old = p->calls;
+    size_t n = p->ncalls;
+    cost_array old_costs = p->call_costs;
+    unsigned char *old_guessed = ld->call_guessed;
+    p->calls = NULL;
+    p->ncalls = p->calls_cap = 0;
+    memset(&p->call_costs, 0, sizeof p->call_costs);
+    ld->call_guessed = NULL;
+    ld->call_guessed_cap = 0;
+    idxtab_free(&ld->call_index);
+    int rc = 0;
+    for (size_t c = 0; c < n && rc == 0; c++) {
+        call_rec key = old[c];
+        if (old_guessed[c] && target[key.callee] != NO_INDEX) key.callee = target[key.callee];
+        cg_cost *row;
+        int r = build_call(ld, &key, old_guessed[c], &row);
+        if (r == -2) {
+            rc = nomem(err);
+            break;
+        }
+        if (r || row_add(row, costs_row(&old_costs, p->nraw, c), p->nraw)) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "%s: calls to '%s' sum beyond 64 bits",
+                     strtab_get(&p->strings, p->sections[0].source),
+                     strtab_get(&p->strings, p->fns[key.callee].name));
+            if (!ld->opts.tolerant) {
+                set_error(err, CG_ERR_OVERFLOW, 0, "%s", msg);
+                rc = -1;
+            } else if (profile_warn(p, msg)) {
+                rc = nomem(err);
+            }
+        }
+    }
+    free(old);
+    costs_free(&old_costs);
+    free(old_guessed);
+    return rc;
+}
+
+/* Drops placeholders nothing refers to any more and renumbers the rest, keeping their order. */
+static int drop_unreferenced(cg_loader *ld, cg_error *err) {
+    cg_profile *p = ld->p;
+    uint32_t *renumber = calloc(p->nfns ? p->nfns : 1, sizeof *renumber);
+    if (!renumber) return nomem(err);
+    for (size_t c = 0; c < p->ncalls; c++)
+        renumber[p->calls[c].caller] = renumber[p->calls[c].callee] = 1;
+    for (size_t j = 0; j < p->njumps; j++)
+        renumber[p->jumps[j].fn] = renumber[p->jumps[j].to_fn] = 1;
+    for (size_t l = 0; l < p->nlines; l++) renumber[p->lines[l].fn] = 1;
+    size_t kept = 0;
+    for (size_t f = 0; f < p->nfns; f++) {
+        if (!renumber[f] && !ld->fn_defined[f]) {
+            renumber[f] = NO_INDEX;
+            continue;
+        }
+        p->fns[kept] = p->fns[f];
+        ld->fn_defined[kept] = ld->fn_defined[f];
+        renumber[f] = (uint32_t)kept++;
+    }
+    p->nfns = kept;
+    for (size_t c = 0; c < p->ncalls; c++) {
+        p->calls[c].caller = renumber[p->calls[c].caller];
+        p->calls[c].callee = renumber[p->calls[c].callee];
+    }
+    for (size_t j = 0; j < p->njumps; j++) {
+        p->jumps[j].fn = renumber[p->jumps[j].fn];
+        p->jumps[j].to_fn = renumber[p->jumps[j].to_fn];
+    }
+    for (size_t l = 0; l < p->nlines; l++) p->lines[l].fn = renumber[p->lines[l].fn];
+    free(renumber);
+    idxtab_free(&ld->fn_index); /* its indexes are stale now */
+    return 0;
+}
+
+int resolve_guessed_callees(cg_loader *ld, cg_error *err) {
+    cg_profile *p = ld->p;
+    size_t placeholders = 0;
+    for (size_t c = 0; c < p->ncalls; c++)
+        if (ld->call_guessed[c] && !ld->fn_defined[p->calls[c].callee]) placeholders++;
+    if (!placeholders) return 0;
+    uint32_t *target = unique_definitions(ld);
+    if (!target) return nomem(err);
+    size_t redirected = 0;
+    for (size_t c = 0; c < p->ncalls; c++)
+        if (ld->call_guessed[c] && target[p->calls[c].callee] != NO_INDEX) redirected++;
+    int rc = 0;
+    if (redirected) rc = rebuild_calls(ld, target, err);
+    free(target);
+    if (rc == 0 && redirected) rc = drop_unreferenced(ld, err);
+    return rc;
+}
