@@ -33,12 +33,6 @@ static int stop(cg_loader *ld, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int malformed(cg_loader *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static cg_error *ld_err(cg_loader *ld);
-
-static void vformat(cg_loader *ld, const char *fmt, va_list ap) {
-    vsnprintf(ld->message, sizeof ld->message, fmt, ap);
-}
-
 /* A fault no mode can skip: out of memory, unsupported version, absurd sizes. */
 static int stop(cg_loader *ld, int code, const char *fmt, ...) {
     char text[sizeof ld->message];
@@ -46,7 +40,7 @@ static int stop(cg_loader *ld, int code, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    set_error(ld_err(ld), code, ld->st.lineno, "%s:%llu: %s", ld->st.name,
+    set_error(ld->st.err, code, ld->st.lineno, "%s:%llu: %s", ld->st.name,
               (unsigned long long)ld->st.lineno, text);
     ld->failed = 1;
     return LINE_STOP;
@@ -60,7 +54,7 @@ static int out_of_memory(cg_loader *ld) {
 static int malformed(cg_loader *ld, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vformat(ld, fmt, ap);
+    vsnprintf(ld->message, sizeof ld->message, fmt, ap);
     va_end(ap);
     if (!ld->opts.tolerant) return stop(ld, CG_ERR_FORMAT, "%s", ld->message);
     char line[1024];
@@ -81,11 +75,6 @@ static int warn(cg_loader *ld, uint64_t lineno, const char *fmt, ...) {
     va_end(ap);
     snprintf(line, sizeof line, "%s:%llu: %s", ld->st.name, (unsigned long long)lineno, text);
     return profile_warn(ld->p, line) ? out_of_memory(ld) : LINE_OK;
-}
-
-/* The error sink of the running parse_lines/parse_end call. */
-static cg_error *ld_err(cg_loader *ld) {
-    return ld->st.err;
 }
 
 static const char *const ids_label[IDS_COUNT] = {"file", "function", "object"};
