@@ -850,11 +850,15 @@ static const luaL_Reg call_methods[] = {{"inclusive", call_inclusive}, {NULL, NU
 static const luaL_Reg line_methods[] = {{"cost", line_cost}, {NULL, NULL}};
 static const luaL_Reg no_methods[] = {{NULL, NULL}};
 
-static void new_handle_type(lua_State *L, const char *mt, const luaL_Reg *methods,
+/* Creates a handle metatable; its methods table is left in `methods[kind]` (the table at
+ * stack index -1), where the Lua layer adds the methods it writes in Lua. */
+static void new_handle_type(lua_State *L, const char *mt, const char *kind, const luaL_Reg *methods,
                             lua_CFunction index, lua_CFunction tostring) {
     luaL_newmetatable(L, mt);
     lua_newtable(L);
     compat_setfuncs(L, methods);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, kind);
     lua_pushcclosure(L, index, 1);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, tostring);
@@ -869,9 +873,12 @@ static const luaL_Reg module_functions[] = {{"load", l_load}, {"parse", l_parse}
 int luaopen_callgrind_core(lua_State *L);
 
 int luaopen_callgrind_core(lua_State *L) {
+    lua_newtable(L); /* the methods of each kind of object, for the Lua layer to extend */
     luaL_newmetatable(L, PROFILE_MT);
     lua_newtable(L);
     compat_setfuncs(L, profile_methods);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, "profile");
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, profile_gc);
     lua_setfield(L, -2, "__gc");
@@ -884,13 +891,16 @@ int luaopen_callgrind_core(lua_State *L) {
     lua_pushliteral(L, "callgrind");
     lua_setfield(L, -2, "__metatable");
     lua_pop(L, 1);
-    new_handle_type(L, FUNCTION_MT, function_methods, function_index, function_tostring);
-    new_handle_type(L, CALL_MT, call_methods, call_index, call_tostring);
-    new_handle_type(L, LINE_MT, line_methods, line_index, line_tostring);
-    new_handle_type(L, JUMP_MT, no_methods, jump_index, jump_tostring);
+    new_handle_type(L, FUNCTION_MT, "function", function_methods, function_index,
+                    function_tostring);
+    new_handle_type(L, CALL_MT, "call", call_methods, call_index, call_tostring);
+    new_handle_type(L, LINE_MT, "line", line_methods, line_index, line_tostring);
+    new_handle_type(L, JUMP_MT, "jump", no_methods, jump_index, jump_tostring);
     lua_newtable(L);
     compat_setfuncs(L, module_functions);
     lua_pushliteral(L, CG_VERSION);
     lua_setfield(L, -2, "_VERSION");
+    lua_insert(L, -2);
+    lua_setfield(L, -2, "methods");
     return 1;
 }

@@ -1,0 +1,75 @@
+-- callgrind.format: how reports write numbers, percentages and aligned columns.
+local format = {}
+
+local floor = math.floor
+
+--- An integer with thousands separators: 1234567 -> "1,234,567", -1000 -> "-1,000".
+function format.thousands(n)
+  local s = string.format("%d", n)
+  local sign, digits = s:match("^(-?)(%d+)$")
+  local out = digits:reverse():gsub("(%d%d%d)", "%1,"):reverse()
+  if out:sub(1, 1) == "," then out = out:sub(2) end
+  return sign .. out
+end
+
+--- A share of a total as callgrind_annotate writes it: "(12.34%)", "( 0.04%)", "(100.0%)";
+--- "n/a" when the total is 0.
+function format.percent(n, total)
+  if total == 0 then return "(n/a)" end
+  local p = 100 * n / total
+  if p >= 99.995 or p <= -99.995 then return string.format("(%5.1f%%)", p) end
+  return string.format("(%5.2f%%)", p)
+end
+
+--- A cost cell: "1,234 (12.34%)" with percentages, "1,234" without; "." for zero, as
+--- callgrind_annotate marks lines without cost.
+function format.cost(n, total, with_percent, dot_for_zero)
+  if n == 0 and dot_for_zero then return "." end
+  if with_percent and n ~= 0 then return format.thousands(n) .. " " .. format.percent(n, total) end
+  return format.thousands(n)
+end
+
+--- Pads every column of `rows` (lists of strings) to its widest cell; columns listed in
+--- `right` are right-aligned. Returns the lines joined with "\n" (no final newline).
+function format.table(rows, right)
+  local widths = {}
+  for _, row in ipairs(rows) do
+    for i, cell in ipairs(row) do
+      if not widths[i] or #cell > widths[i] then widths[i] = #cell end
+    end
+  end
+  local lines = {}
+  for r, row in ipairs(rows) do
+    local cells = {}
+    for i, cell in ipairs(row) do
+      local pad = string.rep(" ", widths[i] - #cell)
+      if i == #row and not (right and right[i]) then
+        cells[i] = cell -- no trailing spaces on the last column
+      elseif right and right[i] then
+        cells[i] = pad .. cell
+      else
+        cells[i] = cell .. pad
+      end
+    end
+    lines[r] = table.concat(cells, "  ")
+  end
+  return table.concat(lines, "\n")
+end
+
+--- "name (file) [object]"-style label of a function, the way callgrind_annotate writes
+--- "file:name [object]".
+function format.location(file, name, object)
+  local label = (file ~= "" and file or "???") .. ":" .. name
+  if object and object ~= "" then label = label .. " [" .. object .. "]" end
+  return label
+end
+
+--- Rounds toward zero for values that reach Lua as floats (Lua 5.1, LuaJIT).
+function format.integer(n)
+  if n >= 0 then return floor(n) end
+  return -floor(-n)
+end
+
+format.rule = string.rep("-", 80)
+
+return format
