@@ -6,10 +6,18 @@
 -- The C core (callgrind.core) holds the model; this module is the entry point that user
 -- scripts require, and the home of the helpers built on the core's public API.
 local core = require "callgrind.core"
+local query = require "callgrind.query"
 
 local callgrind = {
   _VERSION = core._VERSION,
 }
+
+-- Iteration helpers as profile methods: prof:top{...}, prof:by_file(ev), ...
+local profile_methods = core.methods.profile
+profile_methods.top = query.top
+profile_methods.by_file = query.by_file
+profile_methods.by_object = query.by_object
+profile_methods.find_all = query.find_all
 
 --- Loads a profile from a path, or several into one model from a list of paths.
 -- Returns the profile, or nil, "FILE:LINE: message", kind.
@@ -23,5 +31,29 @@ end
 function callgrind.parse(text, name, opts)
   return core.parse(text, name, opts)
 end
+
+-- Reports and pictures, loaded when first used.
+local lazy = {
+  report = "callgrind.report",
+  query = "callgrind.query",
+  format = "callgrind.format",
+  progress = "callgrind.progress",
+  annotate = "callgrind.annotate",
+}
+
+setmetatable(callgrind, {
+  __index = function(t, key)
+    if key == "dot" then
+      local graph = require("callgrind.dot").graph
+      rawset(t, key, graph)
+      return graph
+    end
+    local name = lazy[key]
+    if not name then return nil end
+    local module = require(name)
+    rawset(t, key, module)
+    return module
+  end,
+})
 
 return callgrind

@@ -1,0 +1,43 @@
+-- callgrind.progress: a progress bar on stderr for long loads.
+--
+--   local prof = callgrind.load(path, { progress = progress.bar() })
+--
+-- The bar appears only when stderr is a terminal and the input is big enough to take a while;
+-- otherwise the callback does nothing.
+local progress = {}
+
+local function stderr_is_terminal()
+  local ok, how, code = os.execute("[ -t 2 ]")
+  if type(ok) == "number" then return ok == 0 end -- Lua 5.1
+  return ok == true and how == "exit" and code == 0
+end
+
+--- A callback for the `progress` option of callgrind.load.
+-- opts.min_bytes (default 4 MiB): smaller inputs draw nothing; opts.width (default 40);
+-- opts.out (default io.stderr); opts.force: draw even when the output is not a terminal.
+function progress.bar(opts)
+  opts = opts or {}
+  local min_bytes = opts.min_bytes or 4 * 1024 * 1024
+  local width = opts.width or 40
+  local out = opts.out or io.stderr
+  local enabled
+  local last_shown = -1
+  return function(done, total)
+    if enabled == nil then
+      enabled = total >= min_bytes and (opts.force or stderr_is_terminal())
+    end
+    if not enabled or total <= 0 then return end
+    local fraction = done / total
+    if fraction > 1 then fraction = 1 end
+    local filled = math.floor(fraction * width + 0.5)
+    local percent = math.floor(fraction * 100 + 0.5)
+    if percent == last_shown then return end
+    last_shown = percent
+    out:write(string.format("\r[%s%s] %3d%% of %.1f MB", string.rep("#", filled),
+      string.rep(" ", width - filled), percent, total / 1e6))
+    if done >= total then out:write("\n") end
+    out:flush()
+  end
+end
+
+return progress

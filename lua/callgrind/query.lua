@@ -1,0 +1,142 @@
+-- callgrind.query: the iteration helpers scripts reach for first — the hottest functions by any
+-- event, with a limit, a threshold and a filter; costs grouped by source file and by object;
+-- every function of a name. Built on the public userdata API only. `callgrind` installs them as
+-- profile methods: prof:top{...}, prof:by_file(ev), prof:by_object(ev), prof:find_all(name).
+local query = {}
+
+--- The event name for `ev` (a name, a 1-based index, or nil for the first event).
+function query.event(prof, ev)
+  if ev == nil then
+    local first = prof:events()[1]
+    if not first then error("the profile has no events", 3) end
+    return first
+  end
+  return prof:event_info(ev).name
+end
+
+local function pattern_test(value, pattern, plain)
+  if pattern == nil then return true end
+  return value:find(pattern, 1, plain) ~= nil
+end
+
+--- A predicate from a filter: a function(fn) -> boolean, or a table of Lua patterns
+--- {name = ..., file = ..., object = ..., plain = true to match literally}.
+function query.matcher(filter)
+  if filter == nil then return function() return true end end
+  if type(filter) == "function" then return filter end
+  if type(filter) ~= "table" then error("filter must be a function or a table of patterns", 3) end
+  local name, file, object, plain = filter.name, filter.file, filter.object, filter.plain
+  return function(fn)
+    return pattern_test(fn.name, name, plain) and pattern_test(fn.file, file, plain)
+      and pattern_test(fn.object, object, plain)
+  end
+end
+
+--- Applies callgrind_annotate's --threshold to a list sorted by decreasing cost: entries are
+--- kept until `threshold` percent of `total` is covered. `cost_of(entry)` gives an entry's cost.
+function query.cut(list, total, threshold, cost_of)
+  if threshold == nil then return list end
+  local kept, covered = {}, 0
+  for _, entry in ipairs(list) do
+    if total ~= 0 and covered * 100 >= threshold * total then break end
+    kept[#kept + 1] = entry
+    covered = covered + cost_of(entry)
+  end
+  return kept
+end
+
+local function by_cost_then_name(a, b)
+  if a.cost ~= b.cost then return a.cost > b.cost end
+  if a.fn.name ~= b.fn.name then return a.fn.name < b.fn.name end
+  if a.fn.file ~= b.fn.file then return a.fn.file < b.fn.file end
+  return a.fn.id < b.fn.id
+end
+
+--- The hottest functions: a list of function objects sorted by decreasing cost.
+-- opts.event (default the first), opts.inclusive (sort by inclusive cost), opts.limit,
+-- opts.threshold (percent of the total to cover, like callgrind_annotate), opts.filter.
+function query.top(prof, opts)
+  opts = opts or {}
+  local ev = query.event(prof, opts.event)
+  local match = query.matcher(opts.filter)
+  local inclusive = opts.inclusive
+  local entries = {}
+  for fn in prof:functions() do
+    if match(fn) then
+      entries[#entries + 1] = { fn = fn, cost = inclusive and fn:inclusive(ev) or fn:self(ev) }
+    end
+  end
+  table.sort(entries, by_cost_then_name)
+  entries = query.cut(entries, prof:total(ev), opts.threshold, function(e) return e.cost end)
+  local list = {}
+  for i, e in ipairs(entries) do
+    if opts.limit and i > opts.limit then break end
+    list[i] = e.fn
+  end
+  return list
+end
+
+local function grouped(groups, order, key, events, costs_of)
+  local g = groups[key]
+  if not g then
+    g = { costs = {} }
+    for _, ev in ipairs(events) do g.costs[ev] = 0 end
+    groups[key] = g
+    order[#order + 1] = key
+  end
+  for _, ev in ipairs(events) do g.costs[ev] = g.costs[ev] + costs_of(ev) end
+  return g
+end
+
+local function sorted_groups(groups, order, field, ev)
+  local list = {}
+  for _, key in ipairs(order) do
+    local g = groups[key]
+    g[field] = key
+    list[#list + 1] = g
+  end
+  table.sort(list, function(a, b)
+    if a.costs[ev] ~= b.costs[ev] then return a.costs[ev] > b.costs[ev] end
+    return a[field] < b[field]
+  end)
+  return list
+end
+
+--- Self costs per source file (the file of each line record, so inlined code counts for its
+--- header): { {file = ..., costs = {ev = n, ...}}, ... } by decreasing cost of `ev`.
+function query.by_file(prof, ev)
+  ev = query.event(prof, ev)
+  local events = prof:events()
+  local groups, order = {}, {}
+  for fn in prof:functions() do
+    for line in fn:lines() do
+      grouped(groups, order, line.file, events, function(e) return line:cost(e) end)
+    end
+  end
+  return sorted_groups(groups, order, "file", ev)
+end
+
+--- Self costs per object (shared library or executable): { {object = ..., costs = {...}}, ... }.
+function query.by_object(prof, ev)
+  ev = query.event(prof, ev)
+  local events = prof:events()
+  local groups, order = {}, {}
+  for fn in prof:functions() do
+    grouped(groups, order, fn.object, events, function(e) return fn:self(e) end)
+  end
+  return sorted_groups(groups, order, "object", ev)
+end
+
+--- Every function with this name (and file and object when given), in profile order.
+function query.find_all(prof, name, file, object)
+  if type(name) ~= "string" then error("find_all: a function name expected", 2) end
+  local list = {}
+  for fn in prof:functions() do
+    if fn.name == name and (file == nil or fn.file == file) and (object == nil or fn.object == object) then
+      list[#list + 1] = fn
+    end
+  end
+  return list
+end
+
+return query

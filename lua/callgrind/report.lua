@@ -1,0 +1,299 @@
+-- callgrind.report: text reports in the manner of callgrind_annotate, returned as strings.
+--
+--   report.flat(prof, opts)      program totals and one row per function
+--   report.tree(prof, opts)      the same rows with their callers and callees
+--   report.annotate(prof, opts)  source files with the cost of every line
+--   report.cycles(prof, opts)    each <cycle N> with its members
+--   report.dot(prof, opts)       a Graphviz call graph (callgrind.dot)
+--
+-- Common options: show (events to show: a list or "Ir,Dr"; default all), sort (events to sort
+-- by; default the shown ones), threshold (percent of the first sort event's total to cover;
+-- default 99, like callgrind_annotate), inclusive (rows by inclusive cost), percentages
+-- (default true), limit (at most this many rows), inlined ("split", the default: code inlined
+-- from a header has its own row as in callgrind_annotate; "merge": one row per function),
+-- header (default true: the profile's description first).
+local format = require "callgrind.format"
+local rows = require "callgrind.rows"
+local query = require "callgrind.query"
+
+local report = {}
+
+local function event_list(prof, value, default)
+  if value == nil then return default end
+  if type(value) == "string" then
+    local list = {}
+    for name in value:gmatch("[^,%s]+") do list[#list + 1] = name end
+    value = list
+  end
+  if type(value) ~= "table" or #value == 0 then error("a list of events expected", 4) end
+  local names = {}
+  for i, ev in ipairs(value) do names[i] = prof:event_info(ev).name end
+  return names
+end
+
+local function options(prof, opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then error("options must be a table", 3) end
+  local o = {}
+  for k, v in pairs(opts) do o[k] = v end
+  o.show = event_list(prof, opts.show, prof:events())
+  o.sort = event_list(prof, opts.sort, o.show)
+  o.threshold = opts.threshold or 99
+  o.percentages = opts.percentages ~= false
+  o.header = opts.header ~= false
+  o.totals = {}
+  for _, ev in ipairs(o.show) do o.totals[ev] = prof:total(ev) end
+  for _, ev in ipairs(o.sort) do o.totals[ev] = prof:total(ev) end
+  return o
+end
+
+-- ---- layout -------------------------------------------------------------------------------
+
+-- A block of lines with one cost column per shown event, then a label; numbers right-aligned,
+-- percentages in their own sub-column, so that every line of the block lines up.
+local function new_block(o)
+  return { o = o, lines = {} }
+end
+
+local function block_add(block, costs, label)
+  local o = block.o
+  local cells = {}
+  for i, ev in ipairs(o.show) do
+    local n = costs[ev]
+    cells[2 * i - 1] = format.thousands(n)
+    cells[2 * i] = (o.percentages and n ~= 0) and format.percent(n, o.totals[ev]) or ""
+  end
+  block.lines[#block.lines + 1] = { cells = cells, label = label }
+end
+
+local function block_blank(block)
+  block.lines[#block.lines + 1] = false
+end
+
+local function block_render(block, heading)
+  local o = block.o
+  local widths = {}
+  for i = 1, 2 * #o.show do widths[i] = 0 end
+  for _, line in ipairs(block.lines) do
+    if line then
+      for i, cell in ipairs(line.cells) do
+        if #cell > widths[i] then widths[i] = #cell end
+      end
+    end
+  end
+  local function column_width(i)
+    local w = widths[2 * i - 1]
+    if widths[2 * i] > 0 then w = w + 1 + widths[2 * i] end
+    return w
+  end
+  local out = {}
+  if heading then
+    local names = {}
+    for i, ev in ipairs(o.show) do
+      local short = #ev - column_width(i)
+      if short > 0 then widths[2 * i - 1] = widths[2 * i - 1] + short end
+      names[i] = ev .. string.rep(" ", column_width(i) - #ev)
+    end
+    out[#out + 1] = format.rule
+    out[#out + 1] = (table.concat(names, " ") .. "  " .. heading):gsub("%s+$", "")
+    out[#out + 1] = format.rule
+  end
+  for _, line in ipairs(block.lines) do
+    if not line then
+      out[#out + 1] = ""
+    else
+      local cols = {}
+      for i = 1, #o.show do
+        local num, pct = line.cells[2 * i - 1], line.cells[2 * i]
+        local col = string.rep(" ", widths[2 * i - 1] - #num) .. num
+        if widths[2 * i] > 0 then col = col .. " " .. pct .. string.rep(" ", widths[2 * i] - #pct) end
+        cols[i] = col
+      end
+      out[#out + 1] = (table.concat(cols, " ") .. "  " .. line.label):gsub("%s+$", "")
+    end
+  end
+  return table.concat(out, "\n")
+end
+
+-- ---- the profile's description -------------------------------------------------------------
+
+local function header(prof, o, lines)
+  local sections = prof:sections()
+  local first = sections[1] or { headers = {}, desc = {} }
+  local sources, seen = {}, {}
+  for _, s in ipairs(sections) do
+    if not seen[s.source] then
+      seen[s.source] = true
+      sources[#sources + 1] = "'" .. s.source .. "'"
+    end
+  end
+  lines[#lines + 1] = format.rule
+  local creator = first.creator and (" (creator: " .. first.creator .. ")") or ""
+  lines[#lines + 1] = "Profile data file " .. table.concat(sources, ", ") .. creator
+  lines[#lines + 1] = format.rule
+  for _, h in ipairs(first.headers) do
+    if h.key == "desc" then lines[#lines + 1] = h.value end
+  end
+  if first.cmd then
+    local details = {}
+    if first.pid then details[#details + 1] = "PID " .. first.pid end
+    if first.part then details[#details + 1] = "part " .. first.part end
+    local extra = #details > 0 and (" (" .. table.concat(details, ", ") .. ")") or ""
+    lines[#lines + 1] = "Profiled target:  " .. first.cmd .. extra
+  end
+  if #sections > 1 then lines[#lines + 1] = "Sections:         " .. #sections end
+  lines[#lines + 1] = "Events recorded:  " .. table.concat(prof:events(), " ")
+  lines[#lines + 1] = "Events shown:     " .. table.concat(o.show, " ")
+  lines[#lines + 1] = "Event sort order: " .. table.concat(o.sort, " ")
+  lines[#lines + 1] = "Thresholds:       " .. o.threshold
+  lines[#lines + 1] = "Include dirs:     " .. table.concat(o.include or {}, " ")
+  lines[#lines + 1] = "User annotated:   " .. table.concat(o.files or {}, " ")
+  lines[#lines + 1] = "Auto-annotation:  " .. (o.auto and "on" or "off")
+  lines[#lines + 1] = ""
+end
+
+local function totals_block(prof, o, lines)
+  local block = new_block(o)
+  local computed = {}
+  for _, ev in ipairs(o.show) do computed[ev] = prof:total(ev) end
+  block_add(block, computed, "PROGRAM TOTALS")
+  lines[#lines + 1] = block_render(block, "")
+  lines[#lines + 1] = ""
+end
+
+-- ---- rows ----------------------------------------------------------------------------------
+
+local function row_label(row)
+  return format.location(row.file, row.name, row.object)
+end
+
+local function select_rows(prof, o)
+  local events = {}
+  local seen = {}
+  for _, list in ipairs { o.show, o.sort } do
+    for _, ev in ipairs(list) do
+      if not seen[ev] then
+        seen[ev] = true
+        events[#events + 1] = ev
+      end
+    end
+  end
+  local field = o.inclusive and "inclusive" or "self"
+  local list = rows.build(prof, events, o)
+  table.sort(list, function(a, b)
+    for _, ev in ipairs(o.sort) do
+      local x, y = a[field][ev], b[field][ev]
+      if x ~= y then return x > y end
+    end
+    if a.key ~= b.key then return a.key < b.key end
+    return a.object < b.object
+  end)
+  local primary = o.sort[1]
+  list = query.cut(list, o.totals[primary], o.threshold, function(r) return r[field][primary] end)
+  if o.limit then
+    local cut = {}
+    for i = 1, math.min(o.limit, #list) do cut[i] = list[i] end
+    list = cut
+  end
+  return list, o
+end
+
+--- The rows a listing shows, sorted by the sort events and cut at the threshold and the limit:
+--- { {key=, file=, name=, object=, functions={fn...}, self={ev=n}, inclusive={ev=n}}, ... }.
+function report.rows(prof, opts)
+  return (select_rows(prof, options(prof, opts)))
+end
+
+--- callgrind_annotate's listing: program totals, then one row per function.
+function report.flat(prof, opts)
+  local list, o = select_rows(prof, options(prof, opts))
+  local lines = {}
+  if o.header then header(prof, o, lines) end
+  totals_block(prof, o, lines)
+  local field = o.inclusive and "inclusive" or "self"
+  local block = new_block(o)
+  for _, row in ipairs(list) do block_add(block, row[field], row_label(row)) end
+  lines[#lines + 1] = block_render(block, "file:function")
+  return table.concat(lines, "\n") .. "\n"
+end
+
+local function by_cost(events)
+  return function(a, b)
+    for _, ev in ipairs(events) do
+      if a.costs[ev] ~= b.costs[ev] then return a.costs[ev] > b.costs[ev] end
+    end
+    return a.key < b.key
+  end
+end
+
+local function call_label(entry)
+  return format.location(entry.file, entry.name, nil) .. " (" .. format.thousands(entry.count) .. "x)"
+    .. (entry.object ~= "" and (" [" .. entry.object .. "]") or "")
+end
+
+--- Callers and callees of every listed function, like callgrind_annotate --tree.
+-- opts.tree: "both" (default), "caller" (callers only) or "calling" (callees only).
+function report.tree(prof, opts)
+  local list, o = select_rows(prof, options(prof, opts))
+  local mode = o.tree or "both"
+  if mode ~= "both" and mode ~= "caller" and mode ~= "calling" then
+    error("tree must be 'both', 'caller' or 'calling'", 2)
+  end
+  local lines = {}
+  if o.header then header(prof, o, lines) end
+  totals_block(prof, o, lines)
+  local field = o.inclusive and "inclusive" or "self"
+  local block = new_block(o)
+  local order = by_cost(o.sort)
+  for _, row in ipairs(list) do
+    block_blank(block)
+    if mode ~= "calling" then
+      local callers = rows.callers(row, o.show)
+      table.sort(callers, order)
+      for _, c in ipairs(callers) do block_add(block, c.costs, "< " .. call_label(c)) end
+    end
+    block_add(block, row[field], "*  " .. row_label(row))
+    if mode ~= "caller" then
+      local callees = rows.callees(row, o.show)
+      table.sort(callees, order)
+      for _, c in ipairs(callees) do block_add(block, c.costs, ">   " .. call_label(c)) end
+    end
+  end
+  lines[#lines + 1] = block_render(block, "file:function")
+  return table.concat(lines, "\n") .. "\n"
+end
+
+--- Each cycle with its inclusive cost and its members (KCachegrind's <cycle N>).
+function report.cycles(prof, opts)
+  local o = options(prof, opts)
+  local cycles = prof:cycles()
+  local lines = {}
+  if #cycles == 0 then return "no cycles\n" end
+  local block = new_block(o)
+  for _, cycle in ipairs(cycles) do
+    block_blank(block)
+    block_add(block, cycle.inclusive, "*  " .. cycle.name .. " (" .. #cycle.members .. " functions)")
+    local members = {}
+    for _, fn in ipairs(cycle.members) do
+      local costs = {}
+      for _, ev in ipairs(o.show) do costs[ev] = fn:self(ev) end
+      members[#members + 1] = { costs = costs, key = fn.name, fn = fn }
+    end
+    table.sort(members, by_cost(o.show))
+    for _, m in ipairs(members) do
+      block_add(block, m.costs, "    " .. format.location(m.fn.file, m.fn.name, m.fn.object) .. " (self)")
+    end
+  end
+  lines[#lines + 1] = block_render(block, "cycle / members")
+  return table.concat(lines, "\n") .. "\n"
+end
+
+function report.annotate(prof, opts)
+  return require("callgrind.annotate").source(prof, opts)
+end
+
+function report.dot(prof, opts)
+  return require("callgrind.dot").graph(prof, opts)
+end
+
+return report
