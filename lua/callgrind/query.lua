@@ -33,9 +33,10 @@ function query.matcher(filter)
 end
 
 --- Applies callgrind_annotate's --threshold to a list sorted by decreasing cost: entries are
---- kept until `threshold` percent of `total` is covered. `cost_of(entry)` gives an entry's cost.
+--- kept until `threshold` percent of `total` is covered; 100 (or nil) keeps everything.
+--- `cost_of(entry)` gives an entry's cost.
 function query.cut(list, total, threshold, cost_of)
-  if threshold == nil then return list end
+  if threshold == nil or threshold >= 100 then return list end
   local kept, covered = {}, 0
   for _, entry in ipairs(list) do
     if total ~= 0 and covered * 100 >= threshold * total then break end
