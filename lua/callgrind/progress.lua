@@ -14,7 +14,8 @@ end
 
 --- A callback for the `progress` option of callgrind.load.
 -- opts.min_bytes (default 4 MiB): smaller inputs draw nothing; opts.width (default 40);
--- opts.out (default io.stderr); opts.force: draw even when the output is not a terminal.
+-- opts.out (default io.stderr); opts.terminal: whether to draw, instead of asking whether
+-- stderr is a terminal.
 function progress.bar(opts)
   opts = opts or {}
   local min_bytes = opts.min_bytes or 4 * 1024 * 1024
@@ -24,7 +25,9 @@ function progress.bar(opts)
   local last_shown = -1
   return function(done, total)
     if enabled == nil then
-      enabled = total >= min_bytes and (opts.force or stderr_is_terminal())
+      local terminal = opts.terminal
+      if terminal == nil then terminal = stderr_is_terminal() end
+      enabled = total >= min_bytes and terminal
     end
     if not enabled or total <= 0 then return end
     local fraction = done / total
