@@ -36,6 +36,13 @@ build = {
          libraries = { "z" },
       },
       callgrind = "lua/callgrind/init.lua",
+      ["callgrind.annotate"] = "lua/callgrind/annotate.lua",
+      ["callgrind.dot"] = "lua/callgrind/dot.lua",
+      ["callgrind.format"] = "lua/callgrind/format.lua",
+      ["callgrind.progress"] = "lua/callgrind/progress.lua",
+      ["callgrind.query"] = "lua/callgrind/query.lua",
+      ["callgrind.report"] = "lua/callgrind/report.lua",
+      ["callgrind.rows"] = "lua/callgrind/rows.lua",
    },
    copy_directories = { "examples" },
 }

@@ -1,0 +1,48 @@
+-- The rockspec builds what the repository holds: every C source and every Lua module.
+local function list(pattern)
+  local found = {}
+  local pipe = assert(io.popen("ls " .. pattern .. " 2>/dev/null"))
+  for path in pipe:lines() do found[#found + 1] = path end
+  pipe:close()
+  table.sort(found)
+  return found
+end
+
+local function rockspec()
+  local env = {}
+  local chunk
+  if setfenv then
+    chunk = assert(loadfile("callgrind-scm-1.rockspec"))
+    setfenv(chunk, env)
+  else
+    chunk = assert(loadfile("callgrind-scm-1.rockspec", "t", env))
+  end
+  chunk()
+  return env
+end
+
+describe("callgrind-scm-1.rockspec", function()
+  local spec = rockspec()
+  local modules = spec.build.modules
+
+  it("compiles every C source of the core and the binding", function()
+    local sources = {}
+    for _, path in ipairs(modules["callgrind.core"].sources) do sources[#sources + 1] = path end
+    table.sort(sources)
+    assert.same(list("csrc/*.c"), sources)
+  end)
+
+  it("installs every Lua module under its name", function()
+    local installed = {}
+    for name, path in pairs(modules) do
+      if type(path) == "string" then
+        installed[#installed + 1] = path
+        local expected = name == "callgrind" and "lua/callgrind/init.lua"
+          or ("lua/" .. name:gsub("%.", "/") .. ".lua")
+        assert.equal(expected, path)
+      end
+    end
+    table.sort(installed)
+    assert.same(list("lua/callgrind/*.lua"), installed)
+  end)
+end)
