@@ -97,9 +97,18 @@ static void merge_sort(const cg_profile *p, uint32_t *v, uint32_t *tmp, size_t n
 
 static int line_less(const cg_profile *p, uint32_t a, uint32_t b) {
     const line_rec *x = &p->lines[a], *y = &p->lines[b];
-    if (x->file != y->file) return x->file < y->file;
+    if (x->file != y->file)
+        return strcmp(strtab_get(&p->strings, x->file), strtab_get(&p->strings, y->file)) < 0;
     if (x->line != y->line) return x->line < y->line;
     return x->addr < y->addr;
+}
+
+static int identity_less(const cg_profile *p, uint32_t a, uint32_t b) {
+    const fn_rec *x = &p->fns[a], *y = &p->fns[b];
+    int c = strcmp(strtab_get(&p->strings, x->name), strtab_get(&p->strings, y->name));
+    if (!c) c = strcmp(strtab_get(&p->strings, x->file), strtab_get(&p->strings, y->file));
+    if (!c) c = strcmp(strtab_get(&p->strings, x->object), strtab_get(&p->strings, y->object));
+    return c < 0;
 }
 
 static int name_less(const cg_profile *p, uint32_t a, uint32_t b) {
@@ -187,21 +196,25 @@ static int find_cycles(analysis *a) {
             }
         }
     }
-    /* components of two or more functions are cycles, numbered by their first member */
+    /* Components of two or more functions are cycles, numbered in the order of their least
+     * member by identity (name, file, object): the numbers then do not depend on the order in
+     * which an input happens to mention functions, so rewriting or merging keeps them. */
     scc_min = malloc((nscc + 1) * sizeof *scc_min);
     scc_size = calloc(nscc + 1, sizeof *scc_size);
     rank = malloc((nscc + 1) * sizeof *rank);
     if (!scc_min || !scc_size || !rank) goto out;
-    for (size_t c = 0; c < nscc; c++) scc_min[c] = UINT32_MAX;
-    for (size_t f = 0; f < n; f++) {
-        if (scc_size[scc_of[f]]++ == 0) scc_min[scc_of[f]] = (uint32_t)f;
-    }
-    size_t ncycles = 0;
-    for (size_t c = 0; c < nscc; c++) rank[c] = NO_INDEX;
     for (size_t f = 0; f < n; f++) {
         uint32_t c = scc_of[f];
-        if (scc_size[c] >= 2 && scc_min[c] == f) rank[c] = (uint32_t)ncycles++;
+        if (scc_size[c]++ == 0 || identity_less(p, (uint32_t)f, scc_min[c]))
+            scc_min[c] = (uint32_t)f;
     }
+    size_t ncycles = 0;
+    for (size_t c = 0; c < nscc; c++) {
+        rank[c] = NO_INDEX;
+        if (scc_size[c] >= 2) order[ncycles++] = scc_min[c]; /* order[] is free again */
+    }
+    merge_sort(p, order, stack, ncycles, identity_less);
+    for (size_t i = 0; i < ncycles; i++) rank[scc_of[order[i]]] = (uint32_t)i;
     p->ncycles = ncycles;
     p->cycle_begin = calloc(ncycles + 2, sizeof *p->cycle_begin);
     p->cycle_names = malloc((ncycles ? ncycles : 1) * sizeof *p->cycle_names);
@@ -219,6 +232,9 @@ static int find_cycles(analysis *a) {
     for (size_t f = 0; f < n; f++)
         if (p->fns[f].cycle != NO_INDEX)
             p->cycle_members[p->cycle_begin[p->fns[f].cycle + 1]++] = (uint32_t)f;
+    for (size_t c = 0; c < ncycles; c++)
+        merge_sort(p, p->cycle_members + p->cycle_begin[c], stack,
+                   p->cycle_begin[c + 1] - p->cycle_begin[c], identity_less);
     for (size_t c = 0; c < ncycles; c++) {
         char name[32];
         int len = snprintf(name, sizeof name, "<cycle %zu>", c + 1);

@@ -55,6 +55,11 @@ typedef struct cg_options {
     cg_progress_fn progress; /* optional */
     void *progress_userdata;
     size_t max_warnings; /* warnings kept (more are only counted); 0 means 1000 */
+    /* Keep only some sections (0: any): the n-th section read (1-based, counting every input
+     * in order), and/or those with this `part:` and `thread:` (absent headers count as 1). The
+     * other sections are read for their name definitions only. */
+    size_t section;
+    uint64_t part, thread;
 } cg_options;
 
 /* ---- Loading ------------------------------------------------------------------------------ */
@@ -76,6 +81,21 @@ void cg_loader_free(cg_loader *loader);
 
 void cg_profile_free(cg_profile *profile);
 
+/* ---- New profiles from loaded ones -------------------------------------------------------- */
+
+/* The sum of `n` profiles, each multiplied by its weight (NULL: all 1): 1 merges runs or
+ * threads, -1 subtracts a base run. Functions are matched by (name, file, object), events by
+ * name. Call and jump counts add for positive weights only, so a difference keeps the counts of
+ * the runs added to it. The sources stay valid and unchanged. */
+cg_profile *cg_profile_combine(const cg_profile *const *profiles, const int64_t *weights, size_t n,
+                               cg_error *err);
+
+/* A copy with the functions for which keep[fn] is zero folded into one function named
+ * `dropped_name` (NULL: "(dropped functions)"): their costs, and calls to and from them, stay
+ * in the profile, so totals and the inclusive costs of the kept functions do not change. */
+cg_profile *cg_profile_select(const cg_profile *p, const unsigned char *keep,
+                              const char *dropped_name, cg_error *err);
+
 /* ---- Events ------------------------------------------------------------------------------- */
 
 /* Raw events (read from the file) come first, in order of first appearance; derived events
@@ -86,6 +106,8 @@ const char *cg_event_name(const cg_profile *p, size_t ev);
 const char *cg_event_long_name(const cg_profile *p, size_t ev); /* "" when none */
 const char *cg_event_formula(const cg_profile *p, size_t ev);   /* "" for raw events */
 size_t cg_event_index(const cg_profile *p, const char *name);   /* CG_NONE when unknown */
+/* Whether a derived event is one of the known formulas added by the reader itself. */
+int cg_event_builtin(const cg_profile *p, size_t ev);
 
 /* Reads event `ev` of a cost row; returns CG_OK or CG_ERR_OVERFLOW (derived events). */
 int cg_cost_of(const cg_profile *p, const cg_cost *row, size_t ev, cg_cost *out);
@@ -110,7 +132,7 @@ const cg_cost *cg_function_inclusive(const cg_profile *p, size_t fn);
 
 /* Outgoing calls (callees), incoming calls (callers), line records and jumps of a function;
  * `i` runs from 0 to the count; the result is a call, line or jump index. Lines are sorted by
- * (file, line, address); calls and jumps keep file order. */
+ * (file name, line, address); calls and jumps keep file order. */
 size_t cg_function_callee_count(const cg_profile *p, size_t fn);
 size_t cg_function_callee(const cg_profile *p, size_t fn, size_t i);
 size_t cg_function_caller_count(const cg_profile *p, size_t fn);

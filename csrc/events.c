@@ -22,6 +22,13 @@ static const struct known_formula {
     {"CEst", "Ir + 10 Bm + 10 L1m + 20 Ge + 100 L2m + 100 LLm", "Cycle Estimation"},
 };
 
+int event_is_known_formula(const char *name, const char *formula) {
+    for (size_t k = 0; k < sizeof known_formulas / sizeof *known_formulas; k++)
+        if (!strcmp(known_formulas[k].name, name) && !strcmp(known_formulas[k].formula, formula))
+            return 1;
+    return 0;
+}
+
 typedef struct derived {
     uint32_t name, long_name, formula;
     int from_file; /* unknown names are worth a warning only in the file's own formulas */
@@ -279,6 +286,12 @@ size_t cg_event_index(const cg_profile *p, const char *name) {
             return i;
     }
     return CG_NONE;
+}
+
+int cg_event_builtin(const cg_profile *p, size_t ev) {
+    if (ev < p->nraw || ev >= p->nevents) return 0;
+    return event_is_known_formula(strtab_get(&p->strings, p->events[ev].name),
+                                  strtab_get(&p->strings, p->events[ev].formula));
 }
 
 int cg_cost_of(const cg_profile *p, const cg_cost *row, size_t ev, cg_cost *out) {

@@ -187,6 +187,22 @@ static void read_options(lua_State *L, int idx, cg_options *opts, progress_ctx *
         opts->max_warnings = (size_t)lua_tonumber(L, -1);
     }
     lua_pop(L, 1);
+    static const char *const selectors[] = {"section", "part", "thread"};
+    for (size_t i = 0; i < 3; i++) {
+        lua_getfield(L, idx, selectors[i]);
+        if (!lua_isnil(L, -1)) {
+            lua_Number v = lua_tonumber(L, -1);
+            if (lua_type(L, -1) != LUA_TNUMBER || v < 1 || v != (lua_Number)(uint64_t)v)
+                luaL_error(L, "opts.%s must be a positive integer", selectors[i]);
+            if (i == 0)
+                opts->section = (size_t)v;
+            else if (i == 1)
+                opts->part = (uint64_t)v;
+            else
+                opts->thread = (uint64_t)v;
+        }
+        lua_pop(L, 1);
+    }
     lua_getfield(L, idx, "progress");
     if (!lua_isnil(L, -1)) {
         luaL_argcheck(L, lua_type(L, -1) == LUA_TFUNCTION, idx, "opts.progress must be a function");
@@ -284,6 +300,62 @@ static int l_parse(lua_State *L) {
     return load_result(L, box, p, &err, &ctx);
 }
 
+/* combine({prof, ...} [, {weight, ...}]): the weighted sum of loaded profiles */
+static int l_combine(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    size_t n = compat_rawlen(L, 1);
+    luaL_argcheck(L, n > 0, 1, "empty list of profiles");
+    int weighted = !lua_isnoneornil(L, 2);
+    if (weighted) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        luaL_argcheck(L, compat_rawlen(L, 2) == n, 2, "one weight per profile expected");
+    }
+    /* arrays owned by the garbage collector, so that an error below leaks nothing */
+    const cg_profile **list = compat_newuserdata(L, n * sizeof *list);
+    int64_t *weights = compat_newuserdata(L, n * sizeof *weights);
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, 1, (int)i);
+        profile_box *box = compat_testudata(L, -1, PROFILE_MT);
+        if (!box) return luaL_argerror(L, 1, "profiles expected");
+        list[i - 1] = open_profile(L, box);
+        lua_pop(L, 1);
+        weights[i - 1] = 1;
+        if (weighted) {
+            lua_rawgeti(L, 2, (int)i);
+            if (!compat_isinteger(L, -1)) return luaL_argerror(L, 2, "integer weights expected");
+            weights[i - 1] = (int64_t)lua_tonumber(L, -1);
+#if LUA_VERSION_NUM >= 503
+            weights[i - 1] = (int64_t)lua_tointeger(L, -1);
+#endif
+            lua_pop(L, 1);
+        }
+    }
+    profile_box *box = new_profile_box(L);
+    cg_error err;
+    progress_ctx ctx = {L, 0, 0};
+    cg_profile *p = cg_profile_combine(list, weights, n, &err);
+    return load_result(L, box, p, &err, &ctx);
+}
+
+/* select(prof, keep [, dropped_name]): keep[fn.id] true keeps a function */
+static int l_select(lua_State *L) {
+    cg_profile *src = check_profile(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const char *dropped = luaL_optstring(L, 3, NULL);
+    size_t n = cg_function_count(src);
+    unsigned char *keep = compat_newuserdata(L, n ? n : 1);
+    for (size_t f = 0; f < n; f++) {
+        lua_rawgeti(L, 2, (int)f + 1);
+        keep[f] = (unsigned char)lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    profile_box *box = new_profile_box(L);
+    cg_error err;
+    progress_ctx ctx = {L, 0, 0};
+    cg_profile *p = cg_profile_select(src, keep, dropped, &err);
+    return load_result(L, box, p, &err, &ctx);
+}
+
 /* ---- profile methods ---- */
 
 static int profile_gc(lua_State *L) {
@@ -350,6 +422,10 @@ static int profile_event_info(lua_State *L) {
     }
     lua_pushboolean(L, ev >= cg_raw_event_count(p));
     lua_setfield(L, -2, "derived");
+    if (cg_event_builtin(p, ev)) {
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, "builtin");
+    }
     return 1;
 }
 
@@ -868,7 +944,11 @@ static void new_handle_type(lua_State *L, const char *mt, const char *kind, cons
     lua_pop(L, 1);
 }
 
-static const luaL_Reg module_functions[] = {{"load", l_load}, {"parse", l_parse}, {NULL, NULL}};
+static const luaL_Reg module_functions[] = {{"load", l_load},
+                                            {"parse", l_parse},
+                                            {"combine", l_combine},
+                                            {"select", l_select},
+                                            {NULL, NULL}};
 
 int luaopen_callgrind_core(lua_State *L);
 

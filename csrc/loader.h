@@ -33,7 +33,9 @@ typedef struct parse_state {
 
     size_t section; /* current section, or CG_NONE before the first */
     int body_started;
+    int skip_records; /* the options leave this section out: read its names only */
     int have_events;
+    int events_seen;          /* any events: line in this input */
     int ncols;                /* position columns per line */
     int col_kind[COL_COUNT];  /* COL_* of each column */
     uint64_t last[COL_COUNT]; /* last value per column kind, for +N, -N and * */
@@ -68,6 +70,7 @@ struct cg_loader {
     unsigned char *fn_defined, *call_guessed;
     size_t fn_defined_cap, call_guessed_cap;
     parse_state st;
+    size_t sections_read;           /* every section of every input, kept or not */
     cg_cost values[MAX_RAW_EVENTS]; /* scratch for one line's costs */
     char message[768];              /* text of the error being reported */
     int failed;
@@ -93,6 +96,8 @@ int build_header(cg_loader *ld, uint32_t key, uint32_t value);
 
 /* ---- events.c: long names and derived events from `event:` lines and known formulas ---- */
 int apply_event_descs(cg_loader *ld, cg_error *err);
+/* Whether an event is one of KCachegrind's formulas that the analysis adds by itself. */
+int event_is_known_formula(const char *name, const char *formula);
 
 /* ---- parser.c: one input ---- */
 void parse_begin(cg_loader *ld, const char *name, uint32_t source);

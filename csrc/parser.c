@@ -93,10 +93,46 @@ static int intern(cg_loader *ld, const char *s, size_t len, uint32_t *out) {
 
 /* ---- sections ---- */
 
+static uint64_t header_number(const cg_profile *p, const section_rec *sec, const char *key) {
+    for (uint32_t h = sec->header_begin; h < sec->header_end; h++) {
+        if (strcmp(strtab_get(&p->strings, p->headers[h].key), key) == 0)
+            return strtoull(strtab_get(&p->strings, p->headers[h].value), NULL, 10);
+    }
+    return 1;
+}
+
+/* Whether the options keep the current section (decided once its header is read). */
+static int section_selected(const cg_loader *ld) {
+    const cg_options *o = &ld->opts;
+    const cg_profile *p = ld->p;
+    const section_rec *sec = &p->sections[ld->st.section];
+    if (o->section && o->section != ld->sections_read) return 0;
+    if (o->part && header_number(p, sec, "part") != o->part) return 0;
+    if (o->thread && header_number(p, sec, "thread") != o->thread) return 0;
+    return 1;
+}
+
+/* Takes the current section, always the last one, out of the model. */
+static void drop_section(cg_loader *ld) {
+    cg_profile *p = ld->p;
+    const section_rec *sec = &p->sections[ld->st.section];
+    p->nheaders = sec->header_begin;
+    p->nsection_events = sec->events_begin;
+    p->section_costs.rows--;
+    p->section_summary.rows--;
+    p->section_totals.rows--;
+    p->nsections--;
+    ld->st.section = CG_NONE;
+}
+
 static int finish_section(cg_loader *ld) {
     parse_state *st = &ld->st;
     cg_profile *p = ld->p;
     if (st->section == CG_NONE) return LINE_OK;
+    if (st->skip_records || !section_selected(ld)) {
+        drop_section(ld);
+        return LINE_OK;
+    }
     const section_rec *sec = &p->sections[st->section];
     p->positions |= sec->positions; /* the final positions of every section */
     if (!sec->has_totals) return LINE_OK;
@@ -150,6 +186,8 @@ static int new_section(cg_loader *ld) {
     if (build_section(ld, st->source, st->lineno)) return out_of_memory(ld);
     st->section = ld->p->nsections - 1;
     st->body_started = 0;
+    st->skip_records = 0;
+    ld->sections_read++;
     reset_body_state(st);
     ld->p->sections[st->section].positions = positions_mask(st);
     return st->have_events ? record_section_events(ld) : LINE_OK;
@@ -161,6 +199,7 @@ static int enter_body(cg_loader *ld) {
         int rc = new_section(ld);
         if (rc) return rc;
     }
+    if (!st->body_started) st->skip_records = !section_selected(ld);
     st->body_started = 1;
     return LINE_OK;
 }
@@ -229,9 +268,11 @@ static int spec_line(cg_loader *ld, const char *key, size_t klen, const char *s,
     if (KEY("fn")) {
         if ((rc = parse_name(ld, IDS_FN, s, end, &name))) return rc;
         uint32_t file = st->have_fl ? st->fl : st->file;
+        st->file = file; /* fn= ends inlined code: back to the function's own file */
+        /* a section left out by the options adds no function, not even an empty one */
+        if (st->skip_records) return LINE_OK;
         if ((rc = function_of(ld, name, file, st->ob, &st->fn))) return rc;
         build_defined(ld, st->fn);
-        st->file = file; /* fn= ends inlined code: back to the function's own file */
     } else if (KEY("fl")) {
         if ((rc = parse_name(ld, IDS_FILE, s, end, &st->fl))) return rc;
         st->file = st->fl;
@@ -252,7 +293,7 @@ static int spec_line(cg_loader *ld, const char *key, size_t klen, const char *s,
     } else if (KEY("jfn")) {
         if ((rc = parse_name(ld, IDS_FN, s, end, &name))) return rc;
         uint32_t file = st->jfi != NO_INDEX ? st->jfi : st->file;
-        if ((rc = function_of(ld, name, file, st->ob, &st->jfn))) return rc;
+        if (!st->skip_records && (rc = function_of(ld, name, file, st->ob, &st->jfn))) return rc;
     } else {
         return malformed(ld, "unknown specification '%.*s='", (int)klen, key);
     }
@@ -325,6 +366,7 @@ static int add_costs(cg_loader *ld, cg_cost *row, size_t n) {
 static int self_cost(cg_loader *ld, const uint64_t *pos, size_t n) {
     parse_state *st = &ld->st;
     cg_profile *p = ld->p;
+    if (st->skip_records) return LINE_OK;
     if (st->fn == NO_INDEX) return malformed(ld, "cost line outside a function (no fn= before it)");
     cg_cost *row = build_line(ld, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR]);
     if (!row) return out_of_memory(ld);
@@ -335,6 +377,10 @@ static int self_cost(cg_loader *ld, const uint64_t *pos, size_t n) {
 
 static int call_cost(cg_loader *ld, const uint64_t *pos, size_t n) {
     parse_state *st = &ld->st;
+    if (st->skip_records) {
+        st->cob = st->cfi = NO_INDEX;
+        return LINE_OK;
+    }
     if (st->fn == NO_INDEX) return malformed(ld, "call outside a function (no fn= before it)");
     call_rec key = {st->fn,
                     st->assoc_callee,
@@ -354,6 +400,10 @@ static int call_cost(cg_loader *ld, const uint64_t *pos, size_t n) {
 
 static int jump_source(cg_loader *ld, const uint64_t *pos, size_t n, int conditional) {
     parse_state *st = &ld->st;
+    if (st->skip_records) {
+        st->jfi = st->jfn = NO_INDEX;
+        return LINE_OK;
+    }
     if (st->fn == NO_INDEX) return malformed(ld, "jump outside a function (no fn= before it)");
     for (size_t i = 0; i < n; i++)
         if (ld->values[i]) return malformed(ld, "costs on the source line of a jump");
@@ -481,7 +531,7 @@ static int assoc_line(cg_loader *ld, const char *key, size_t klen, const char *s
     }
     /* anything after the target (Xdebug writes `calls=1 0 0`) carries no meaning */
     if ((rc = enter_body(ld))) return rc;
-    if (kind == ASSOC_CALL) {
+    if (kind == ASSOC_CALL && !st->skip_records) {
         /* the callee's file defaults to the current one (fi=/fe= included), its object to ob= */
         uint32_t file = st->cfi != NO_INDEX ? st->cfi : st->file;
         uint32_t object = st->cob != NO_INDEX ? st->cob : st->ob;
@@ -555,7 +605,7 @@ static int events_header(cg_loader *ld, const char *s, const char *end) {
     st->identity_map = 1;
     for (size_t i = 0; i < n; i++)
         if (map[i] != i) st->identity_map = 0;
-    st->have_events = 1;
+    st->have_events = st->events_seen = 1;
     return record_section_events(ld);
 }
 
@@ -745,7 +795,7 @@ void parse_begin(cg_loader *ld, const char *name, uint32_t source) {
     st->lineno = 0;
     st->section = CG_NONE;
     st->body_started = 0;
-    st->have_events = 0;
+    st->have_events = st->events_seen = 0;
     st->ncols = 1;
     st->col_kind[0] = COL_LINE;
     st->nevent_map = 0;
@@ -789,7 +839,7 @@ int parse_end(cg_loader *ld, cg_error *err) {
             return -1;
     }
     if (finish_section(ld)) return -1;
-    if (st->section == CG_NONE || !st->have_events) {
+    if (!st->events_seen) {
         const char *what = st->lineno ? "no 'events:' line in the input" : "empty input";
         if (malformed(ld, "%s", what) < 0) return -1;
     }

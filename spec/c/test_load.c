@@ -103,7 +103,7 @@ static void test_gzip_buffer(void) {
     CHECK(p == NULL);
     CHECK_INT(CG_ERR_FORMAT, err.code);
     CHECK(strstr(err.message, "gzip data ends early") != NULL);
-    cg_options tolerant = {1, NULL, NULL, 0};
+    cg_options tolerant = {.tolerant = 1};
     p = cg_load_buffer(gz, gz_len - 12, "cut.gz", &tolerant, &err);
     CHECK(p != NULL);
     if (p) CHECK(cg_warning_count(p) >= 1);
@@ -153,7 +153,7 @@ static void test_errors(void) {
     CHECK_INT(3, err.line);
     CHECK_STR("bad:3: too many costs: 'events:' lists 1 event", err.message);
     int calls = 0;
-    cg_options opts = {0, abort_at_once, &calls, 0};
+    cg_options opts = {.progress = abort_at_once, .progress_userdata = &calls};
     p = cg_load_buffer(extended, sizeof extended - 1, "ext", &opts, &err);
     CHECK(p == NULL);
     CHECK_INT(1, calls);
