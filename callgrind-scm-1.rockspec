@@ -25,7 +25,7 @@ build = {
    modules = {
       ["callgrind.core"] = {
          sources = {
-            "csrc/analysis.c", "csrc/arena.c", "csrc/builder.c", "csrc/events.c",
+            "csrc/analysis.c", "csrc/arena.c", "csrc/combine.c", "csrc/builder.c", "csrc/events.c",
             "csrc/idmap.c", "csrc/idxtab.c", "csrc/lcallgrind.c", "csrc/loader.c",
             "csrc/parser.c", "csrc/profile.c", "csrc/reader.c", "csrc/resolve.c",
             "csrc/strtab.c",
@@ -43,6 +43,9 @@ build = {
       ["callgrind.query"] = "lua/callgrind/query.lua",
       ["callgrind.report"] = "lua/callgrind/report.lua",
       ["callgrind.rows"] = "lua/callgrind/rows.lua",
+      ["callgrind.transform"] = "lua/callgrind/transform.lua",
+      ["callgrind.webgrind"] = "lua/callgrind/webgrind.lua",
+      ["callgrind.writer"] = "lua/callgrind/writer.lua",
    },
    copy_directories = { "examples" },
 }

@@ -7,6 +7,9 @@
 -- scripts require, and the home of the helpers built on the core's public API.
 local core = require "callgrind.core"
 local query = require "callgrind.query"
+local transform = require "callgrind.transform"
+local writer = require "callgrind.writer"
+local webgrind = require "callgrind.webgrind"
 
 local callgrind = {
   _VERSION = core._VERSION,
@@ -18,6 +21,9 @@ profile_methods.top = query.top
 profile_methods.by_file = query.by_file
 profile_methods.by_object = query.by_object
 profile_methods.find_all = query.find_all
+profile_methods.select = transform.select
+profile_methods.write = writer.write
+profile_methods.write_webgrind = webgrind.write
 
 --- Loads a profile from a path, or several into one model from a list of paths.
 -- Returns the profile, or nil, "FILE:LINE: message", kind.
@@ -32,6 +38,15 @@ function callgrind.parse(text, name, opts)
   return core.parse(text, name, opts)
 end
 
+--- The sum of several loaded profiles, as a new profile.
+callgrind.merge = transform.merge
+
+--- A profile whose costs are `new` minus `base`.
+callgrind.diff = transform.diff
+
+--- Reads a file in webgrind's preprocessed format (see callgrind.webgrind).
+callgrind.load_webgrind = webgrind.load
+
 -- Reports and pictures, loaded when first used.
 local lazy = {
   report = "callgrind.report",
@@ -39,6 +54,9 @@ local lazy = {
   format = "callgrind.format",
   progress = "callgrind.progress",
   annotate = "callgrind.annotate",
+  writer = "callgrind.writer",
+  transform = "callgrind.transform",
+  webgrind = "callgrind.webgrind",
 }
 
 setmetatable(callgrind, {

@@ -4,6 +4,7 @@
 --   report.tree(prof, opts)      the same rows with their callers and callees
 --   report.annotate(prof, opts)  source files with the cost of every line
 --   report.cycles(prof, opts)    each <cycle N> with its members
+--   report.diff(base, new, opts) the biggest regressions and improvements between two runs
 --   report.dot(prof, opts)       a Graphviz call graph (callgrind.dot)
 --
 -- Common options: show (events to show: a list or "Ir,Dr"; default all), sort (events to sort
@@ -286,6 +287,72 @@ function report.cycles(prof, opts)
   end
   lines[#lines + 1] = block_render(block, "cycle / members")
   return table.concat(lines, "\n") .. "\n"
+end
+
+--- The biggest regressions and improvements between two runs of a program: for self and for
+--- inclusive cost, the functions whose cost grew most and shrank most, with both runs' costs.
+-- opts.event (default the first of `new`), opts.limit (rows per list, default 15), opts.inlined
+-- ("merge" by default here: one row per function).
+function report.diff(base, new, opts)
+  opts = opts or {}
+  local ev = query.event(new, opts.event)
+  local limit = opts.limit or 15
+  local diff = assert(require("callgrind.transform").diff(base, new))
+  local function costs_by_key(prof)
+    local by = {}
+    for fn in prof:functions() do
+      local key = fn.name .. "\0" .. fn.file .. "\0" .. fn.object
+      local has = pcall(function() return prof:event_info(ev) end)
+      by[key] = has and { self = fn:self(ev), inclusive = fn:inclusive(ev) } or { self = 0, inclusive = 0 }
+    end
+    return by
+  end
+  local before, after = costs_by_key(base), costs_by_key(new)
+  local base_total = pcall(function() return base:event_info(ev) end) and base:total(ev) or 0
+  local new_total = new:total(ev)
+  local lines = { format.rule, "Profile difference: " .. ev, format.rule }
+  lines[#lines + 1] = ("Total: %s -> %s (%s%s)"):format(format.thousands(base_total), format.thousands(new_total),
+    new_total >= base_total and "+" or "", format.thousands(new_total - base_total))
+  lines[#lines + 1] = ""
+  for _, kind in ipairs { "self", "inclusive" } do
+    local entries = {}
+    for fn in diff:functions() do
+      local key = fn.name .. "\0" .. fn.file .. "\0" .. fn.object
+      local delta = kind == "self" and fn:self(ev) or fn:inclusive(ev)
+      if delta ~= 0 then
+        entries[#entries + 1] = { fn = fn, delta = delta,
+          before = before[key] and before[key][kind] or 0, after = after[key] and after[key][kind] or 0 }
+      end
+    end
+    for _, direction in ipairs { "regressions", "improvements" } do
+      local list = {}
+      for _, e in ipairs(entries) do
+        if (direction == "regressions") == (e.delta > 0) then list[#list + 1] = e end
+      end
+      table.sort(list, function(a, b)
+        if a.delta ~= b.delta then
+          if direction == "regressions" then return a.delta > b.delta end
+          return a.delta < b.delta
+        end
+        return a.fn.name < b.fn.name
+      end)
+      lines[#lines + 1] = ("Biggest %s by %s cost"):format(direction, kind)
+      local rows = { { "change", "%", "before", "after", "function" } }
+      for i = 1, math.min(limit, #list) do
+        local e = list[i]
+        local pct = e.before ~= 0 and string.format("%+.1f%%", 100 * e.delta / e.before) or "new"
+        rows[#rows + 1] = { (e.delta > 0 and "+" or "") .. format.thousands(e.delta), pct,
+          format.thousands(e.before), format.thousands(e.after), format.location(e.fn.file, e.fn.name, e.fn.object) }
+      end
+      if #rows == 1 then
+        lines[#lines + 1] = "  (none)"
+      else
+        lines[#lines + 1] = format.table(rows, { true, true, true, true })
+      end
+      lines[#lines + 1] = ""
+    end
+  end
+  return table.concat(lines, "\n")
 end
 
 function report.annotate(prof, opts)
