@@ -134,6 +134,8 @@ local programs = {
   -- -O2 plus always_inline: mix() from inline.h is inlined (fi=/fe= lines).
   inline = { sources = { "inline.c" }, flags = "-g -O2" },
   threads = { sources = { "threads.c" }, flags = "-g -O1 -pthread" },
+  -- work that grows with the program's argument in one function only
+  workload = { sources = { "workload.c" }, flags = "-g -O1" },
   -- the same without the client-request dump: one dump holding all threads
   threads_nodump = { sources = { "threads.c" }, flags = "-g -O1 -pthread -DTHREADS_NO_DUMP" },
   -- main program (two files) + libmulti.so, found through an rpath.
@@ -243,6 +245,16 @@ local configs = {
     files = 1,
   },
   {
+    name = "callgrind_workload_small", program = "workload", args = {}, program_args = { "10" },
+    about = "a run with a small input, the base of a difference",
+    files = 1,
+  },
+  {
+    name = "callgrind_workload_large", program = "workload", args = {}, program_args = { "50" },
+    about = "the same program with a larger input: scaled() does five times the work",
+    files = 1,
+  },
+  {
     name = "cachegrind_sim", program = "recursion", tool = "cachegrind",
     args = { "--cache-sim=yes", "--branch-sim=yes" },
     about = "cachegrind.out with Ir I1mr ILmr Dr ... Bim, summary: last",
@@ -317,6 +329,9 @@ function M.profile(config_name)
   end
   parts[#parts + 1] = quote(out_option .. dir .. "/" .. prefix .. "%p")
   parts[#parts + 1] = quote(binary)
+  for _, arg in ipairs(config.program_args or {}) do
+    parts[#parts + 1] = quote(arg)
+  end
   local command = table.concat(parts, " ") .. " >" .. quote(log) .. " 2>&1"
   if not execute(command) then
     error("valgrind failed: " .. command .. "\n" .. (read_file(log) or ""), 0)
