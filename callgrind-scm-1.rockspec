@@ -26,7 +26,7 @@ build = {
       ["callgrind.core"] = {
          sources = {
             "csrc/analysis.c", "csrc/arena.c", "csrc/combine.c", "csrc/builder.c", "csrc/events.c",
-            "csrc/idmap.c", "csrc/idxtab.c", "csrc/lcallgrind.c", "csrc/loader.c",
+            "csrc/idmap.c", "csrc/idxtab.c", "csrc/lcallgrind.c", "csrc/lines.c", "csrc/loader.c",
             "csrc/parser.c", "csrc/profile.c", "csrc/reader.c", "csrc/resolve.c",
             "csrc/strtab.c",
          },

@@ -95,14 +95,6 @@ static void merge_sort(const cg_profile *p, uint32_t *v, uint32_t *tmp, size_t n
     if (src != v) memcpy(v, src, n * sizeof *v);
 }
 
-static int line_less(const cg_profile *p, uint32_t a, uint32_t b) {
-    const line_rec *x = &p->lines[a], *y = &p->lines[b];
-    if (x->file != y->file)
-        return strcmp(strtab_get(&p->strings, x->file), strtab_get(&p->strings, y->file)) < 0;
-    if (x->line != y->line) return x->line < y->line;
-    return x->addr < y->addr;
-}
-
 static int identity_less(const cg_profile *p, uint32_t a, uint32_t b) {
     const fn_rec *x = &p->fns[a], *y = &p->fns[b];
     int c = strcmp(strtab_get(&p->strings, x->name), strtab_get(&p->strings, y->name));
@@ -117,22 +109,19 @@ static int name_less(const cg_profile *p, uint32_t a, uint32_t b) {
     return c < 0;
 }
 
-static int sort_lines_and_names(analysis *a) {
+/* Line records in their final form; functions sorted by name for lookups. */
+static int finish_lines_and_names(analysis *a, line_scratch *scratch) {
     cg_profile *p = a->p;
-    size_t most = p->nfns;
     for (size_t f = 0; f < p->nfns; f++) {
-        size_t n = p->line_begin[f + 1] - p->line_begin[f];
-        if (n > most) most = n;
+        int rc = line_finish(&p->line_stores[f], &p->strings, p->nraw, scratch);
+        if (rc == LINES_NOMEM) return nomem(a);
+        if (rc == LINES_OVERFLOW && overflow(a, "a line's cost", (uint32_t)f)) return -1;
     }
-    uint32_t *tmp = malloc((most ? most : 1) * sizeof *tmp);
+    uint32_t *tmp = malloc((p->nfns ? p->nfns : 1) * sizeof *tmp);
     p->name_order = malloc((p->nfns ? p->nfns : 1) * sizeof *p->name_order);
     if (!tmp || !p->name_order) {
         free(tmp);
         return nomem(a);
-    }
-    for (size_t f = 0; f < p->nfns; f++) {
-        size_t n = p->line_begin[f + 1] - p->line_begin[f];
-        if (n > 1) merge_sort(p, p->line_index + p->line_begin[f], tmp, n, line_less);
     }
     for (size_t f = 0; f < p->nfns; f++) p->name_order[f] = (uint32_t)f;
     merge_sort(p, p->name_order, tmp, p->nfns, name_less);
@@ -259,18 +248,15 @@ out:
 
 /* ---- costs ---- */
 
-static int self_costs(analysis *a) {
+/* Self costs were summed while reading; the total and the called counts come from them. */
+static int totals_and_counts(analysis *a) {
     cg_profile *p = a->p;
-    if (alloc_rows(&p->fn_self, p->nfns, p->nraw)) return nomem(a);
     p->total = calloc(p->nraw ? p->nraw : 1, sizeof *p->total);
     if (!p->total) return nomem(a);
-    for (size_t l = 0; l < p->nlines; l++) {
-        const cg_cost *row = costs_row(&p->line_costs, p->nraw, l);
-        uint32_t fn = p->lines[l].fn;
-        if (row_add(costs_row(&p->fn_self, p->nraw, fn), row, p->nraw) &&
-            overflow(a, "the self cost", fn))
+    for (size_t f = 0; f < p->nfns; f++) {
+        if (row_add(p->total, costs_row(&p->fn_self, p->nraw, f), p->nraw) &&
+            overflow(a, "the total cost", NO_INDEX))
             return -1;
-        if (row_add(p->total, row, p->nraw) && overflow(a, "the total cost", NO_INDEX)) return -1;
     }
     for (size_t c = 0; c < p->ncalls; c++) {
         const call_rec *call = &p->calls[c];
@@ -329,18 +315,17 @@ static int inclusive_costs(analysis *a) {
     return 0;
 }
 
-int analysis_run(cg_profile *p, cg_error *err, int tolerant) {
+int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolerant) {
     analysis a = {p, err, tolerant};
     if (group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, caller),
                  &p->callee_begin, &p->callee_index) ||
         group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, callee),
                  &p->caller_begin, &p->caller_index) ||
-        group_by(p->nfns, p->nlines, p->lines, sizeof *p->lines, offsetof(line_rec, fn),
-                 &p->line_begin, &p->line_index) ||
         group_by(p->nfns, p->njumps, p->jumps, sizeof *p->jumps, offsetof(jump_rec, fn),
                  &p->jump_begin, &p->jump_index))
         return nomem(&a);
-    if (self_costs(&a) || find_cycles(&a) || inclusive_costs(&a) || sort_lines_and_names(&a))
+    if (totals_and_counts(&a) || find_cycles(&a) || inclusive_costs(&a) ||
+        finish_lines_and_names(&a, scratch))
         return -1;
     return 0;
 }

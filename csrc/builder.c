@@ -60,12 +60,16 @@ int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t obj
     size_t slot;
     int64_t found = idxtab_find(&ld->fn_index, tag, fn_eq, p, &key, &slot);
     if (found >= 0) return found;
+    size_t row;
     if (idxtab_grow(&ld->fn_index) || VEC_RESERVE(p->fns, p->fns_cap, p->nfns + 1) ||
-        VEC_RESERVE(ld->fn_defined, ld->fn_defined_cap, p->nfns + 1))
+        VEC_RESERVE(ld->fn_defined, ld->fn_defined_cap, p->nfns + 1) ||
+        VEC_RESERVE(p->line_stores, p->line_stores_cap, p->nfns + 1) ||
+        costs_add_row(&p->fn_self, p->nraw, &row))
         return -1;
     (void)idxtab_find(&ld->fn_index, tag, fn_eq, p, &key, &slot);
     p->fns[p->nfns] = key;
     ld->fn_defined[p->nfns] = 0;
+    memset(&p->line_stores[p->nfns], 0, sizeof p->line_stores[p->nfns]);
     idxtab_put(&ld->fn_index, slot, tag, (uint32_t)p->nfns);
     return (int64_t)p->nfns++;
 }
@@ -77,29 +81,13 @@ int build_defined(cg_loader *ld, uint32_t fn) {
 
 /* ---- line costs ---- */
 
-static int line_eq(const void *ctx, uint32_t index, const void *key) {
-    const line_rec *a = &((const cg_profile *)ctx)->lines[index];
-    const line_rec *b = key;
-    return a->line == b->line && a->addr == b->addr && a->fn == b->fn && a->file == b->file;
-}
-
-cg_cost *build_line(cg_loader *ld, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr) {
+int build_line(cg_loader *ld, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
+               const cg_cost *costs, size_t n) {
     cg_profile *p = ld->p;
-    line_rec key = {fn, file, line, addr};
-    uint64_t h =
-        hash_combine(hash_combine(hash_combine(hash_combine(HASH_SEED, fn), file), line), addr);
-    uint32_t tag = (uint32_t)hash_mix(h);
-    size_t slot;
-    int64_t found = idxtab_find(&ld->line_index, tag, line_eq, p, &key, &slot);
-    if (found >= 0) return costs_row(&p->line_costs, p->nraw, (size_t)found);
-    size_t row;
-    if (idxtab_grow(&ld->line_index) || VEC_RESERVE(p->lines, p->lines_cap, p->nlines + 1) ||
-        costs_add_row(&p->line_costs, p->nraw, &row))
-        return NULL;
-    (void)idxtab_find(&ld->line_index, tag, line_eq, p, &key, &slot);
-    p->lines[p->nlines] = key;
-    idxtab_put(&ld->line_index, slot, tag, (uint32_t)p->nlines++);
-    return costs_row(&p->line_costs, p->nraw, row);
+    if (row_add(costs_row(&p->fn_self, p->nraw, fn), costs, n)) return -2;
+    int rc = line_append(&p->line_stores[fn], file, line, addr, costs, n, &p->strings, p->nraw,
+                         &ld->scratch);
+    return rc == LINES_OK ? 0 : rc == LINES_OVERFLOW ? -2 : -1;
 }
 
 /* ---- calls ---- */
@@ -180,7 +168,7 @@ int64_t build_event(cg_loader *ld, const char *name, size_t len) {
     if (p->nraw >= MAX_RAW_EVENTS) return -2;
     if (VEC_RESERVE(p->events, p->events_cap, p->nraw + 1)) return -1;
     size_t old = p->nraw, wide = p->nraw + 1;
-    cost_array *arrays[] = {&p->line_costs, &p->call_costs, &p->section_costs, &p->section_summary,
+    cost_array *arrays[] = {&p->fn_self, &p->call_costs, &p->section_costs, &p->section_summary,
                             &p->section_totals};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         if (costs_restride(arrays[i], old, wide)) return -1;

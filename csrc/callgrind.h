@@ -130,15 +130,14 @@ size_t cg_function_cycle(const cg_profile *p, size_t fn);    /* cycle index or C
 const cg_cost *cg_function_self(const cg_profile *p, size_t fn);
 const cg_cost *cg_function_inclusive(const cg_profile *p, size_t fn);
 
-/* Outgoing calls (callees), incoming calls (callers), line records and jumps of a function;
- * `i` runs from 0 to the count; the result is a call, line or jump index. Lines are sorted by
- * (file name, line, address); calls and jumps keep file order. */
+/* Outgoing calls (callees), incoming calls (callers) and jumps of a function; `i` runs from 0
+ * to the count; the result is a call or jump index (file order). Line records are read with a
+ * cg_line_cursor. */
 size_t cg_function_callee_count(const cg_profile *p, size_t fn);
 size_t cg_function_callee(const cg_profile *p, size_t fn, size_t i);
 size_t cg_function_caller_count(const cg_profile *p, size_t fn);
 size_t cg_function_caller(const cg_profile *p, size_t fn, size_t i);
 size_t cg_function_line_count(const cg_profile *p, size_t fn);
-size_t cg_function_line(const cg_profile *p, size_t fn, size_t i);
 size_t cg_function_jump_count(const cg_profile *p, size_t fn);
 size_t cg_function_jump(const cg_profile *p, size_t fn, size_t i);
 
@@ -162,12 +161,30 @@ const cg_cost *cg_call_inclusive(const cg_profile *p, size_t call);
 
 /* ---- Line and instruction costs (equal positions summed) ---------------------------------- */
 
-size_t cg_line_count(const cg_profile *p);
-size_t cg_line_function(const cg_profile *p, size_t line);
-const char *cg_line_file(const cg_profile *p, size_t line); /* fi=/fe= file for inlined code */
-uint64_t cg_line_number(const cg_profile *p, size_t line);  /* 0 when positions lack line */
-uint64_t cg_line_addr(const cg_profile *p, size_t line);    /* 0 when positions lack instr */
-const cg_cost *cg_line_costs(const cg_profile *p, size_t line);
+/* The records of a function are read in order, sorted by (address, line, file name): address
+ * order for instruction-level profiles, line order for line-level ones. */
+#define CG_MAX_EVENTS 256
+
+typedef struct cg_line {
+    const char *file;     /* the fi=/fe= file for inlined code */
+    uint64_t line;        /* 0 when positions lack line */
+    uint64_t addr;        /* 0 when positions lack instr */
+    const cg_cost *costs; /* cg_raw_event_count() values, valid until the next read */
+} cg_line;
+
+typedef struct cg_line_cursor {
+    const cg_profile *profile;
+    const void *chunk;
+    size_t pos;
+    uint32_t remaining, file;
+    uint64_t line, addr;
+    cg_cost costs[CG_MAX_EVENTS];
+} cg_line_cursor;
+
+size_t cg_line_count(const cg_profile *p); /* all records of all functions */
+void cg_line_cursor_init(cg_line_cursor *c, const cg_profile *p, size_t fn);
+/* Fills *out with the next record and returns 1, or returns 0 after the last. */
+int cg_line_cursor_next(cg_line_cursor *c, cg_line *out);
 
 /* ---- Jumps (jump= and jcnd=, equal source and target summed) ------------------------------ */
 

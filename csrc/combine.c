@@ -10,6 +10,7 @@
 
 typedef struct source_map {
     const cg_profile *src;
+    cg_cost values[MAX_RAW_EVENTS], row[MAX_RAW_EVENTS]; /* one line's costs, read and mapped */
     uint32_t *strings;   /* source string id -> new id + 1 (0: not mapped yet) */
     uint32_t *events;    /* source raw event -> new raw event */
     uint32_t *functions; /* source function -> new function */
@@ -150,15 +151,20 @@ static int add_profile(cg_loader *ld, source_map *m, cg_cost weight, const unsig
         m->functions[f] = (uint32_t)nf;
         build_defined(ld, (uint32_t)nf);
     }
-    for (size_t l = 0; l < src->nlines; l++) {
-        const line_rec *line = &src->lines[l];
-        uint32_t file;
-        if (map_string(ld, m, line->file, &file)) return nomem(err);
-        cg_cost *row = build_line(ld, m->functions[line->fn], file, line->line, line->addr);
-        if (!row) return nomem(err);
-        if (add_weighted(row, m->events, costs_row(&src->line_costs, src->nraw, l), src->nraw,
-                         weight))
-            return overflow(err, "a line's cost");
+    for (size_t f = 0; f < src->nfns; f++) {
+        line_reader r;
+        line_reader_init(&r, &src->line_stores[f]);
+        while (line_reader_next(&r, m->values, src->nraw)) {
+            cg_cost *row = m->row;
+            memset(row, 0, ld->p->nraw * sizeof *row);
+            if (add_weighted(row, m->events, m->values, src->nraw, weight))
+                return overflow(err, "a line's cost");
+            uint32_t file;
+            if (map_string(ld, m, r.file, &file)) return nomem(err);
+            int rc = build_line(ld, m->functions[f], file, r.line, r.addr, row, ld->p->nraw);
+            if (rc == -1) return nomem(err);
+            if (rc) return overflow(err, "a line's cost");
+        }
     }
     for (size_t c = 0; c < src->ncalls; c++) {
         const call_rec *call = &src->calls[c];
@@ -194,7 +200,7 @@ static int add_profile(cg_loader *ld, source_map *m, cg_cost weight, const unsig
 
 static int add_source(cg_loader *ld, const cg_profile *src, cg_cost weight,
                       const unsigned char *keep, uint32_t dropped, cg_error *err) {
-    source_map m = {src, NULL, NULL, NULL};
+    source_map m = {.src = src};
     m.strings = calloc(src->strings.count ? src->strings.count : 1, sizeof *m.strings);
     m.events = calloc(src->nraw ? src->nraw : 1, sizeof *m.events);
     m.functions = calloc(src->nfns ? src->nfns : 1, sizeof *m.functions);

@@ -733,8 +733,35 @@ static int callees_iter(lua_State *L) {
 static int callers_iter(lua_State *L) {
     return records_iter(L, cg_function_caller_count, cg_function_caller, CALL_MT);
 }
+/* Line records are read with a cursor and handed out by value: a line handle holds its
+ * position and costs, and the function's index. */
+typedef struct line_value {
+    profile_box *box;
+    size_t fn;
+    const char *file; /* owned by the profile: read only while it is open */
+    uint64_t line, addr;
+    cg_cost costs[];
+} line_value;
+
 static int lines_iter(lua_State *L) {
-    return records_iter(L, cg_function_line_count, cg_function_line, LINE_MT);
+    handle *h = check_handle(L, lua_upvalueindex(1), FUNCTION_MT);
+    cg_profile *p = handle_profile(L, h);
+    cg_line_cursor *c = lua_touserdata(L, lua_upvalueindex(2));
+    cg_line rec;
+    if (!cg_line_cursor_next(c, &rec)) return 0;
+    size_t n = cg_raw_event_count(p);
+    line_value *v = compat_newuserdata(L, sizeof *v + n * sizeof(cg_cost));
+    v->box = h->box;
+    v->fn = h->index;
+    v->file = rec.file;
+    v->line = rec.line;
+    v->addr = rec.addr;
+    memcpy(v->costs, rec.costs, n * sizeof(cg_cost));
+    luaL_getmetatable(L, LINE_MT);
+    lua_setmetatable(L, -2);
+    compat_getuservalue(L, lua_upvalueindex(1));
+    compat_setuservalue(L, -2);
+    return 1;
 }
 static int jumps_iter(lua_State *L) {
     return records_iter(L, cg_function_jump_count, cg_function_jump, JUMP_MT);
@@ -756,7 +783,13 @@ static int function_callers(lua_State *L) {
     return push_iterator(L, callers_iter);
 }
 static int function_lines(lua_State *L) {
-    return push_iterator(L, lines_iter);
+    handle *h = check_handle(L, 1, FUNCTION_MT);
+    cg_profile *p = handle_profile(L, h);
+    lua_pushvalue(L, 1);
+    cg_line_cursor *c = compat_newuserdata(L, sizeof *c);
+    cg_line_cursor_init(c, p, h->index);
+    lua_pushcclosure(L, lines_iter, 2);
+    return 1;
 }
 static int function_jumps(lua_State *L) {
     return push_iterator(L, jumps_iter);
@@ -812,46 +845,48 @@ static int call_inclusive(lua_State *L) {
     return push_cost(L, p, cg_call_inclusive(p, h->index), check_event(L, p, 2));
 }
 
+static line_value *check_line(lua_State *L, int idx) {
+    return luaL_checkudata(L, idx, LINE_MT);
+}
+
 static int line_index(lua_State *L) {
-    handle *h = check_handle(L, 1, LINE_MT);
+    line_value *v = check_line(L, 1);
     if (index_method(L)) return 1;
-    cg_profile *p = handle_profile(L, h);
+    cg_profile *p = open_profile(L, v->box);
     const char *key = lua_tostring(L, 2);
-    size_t l = h->index;
     if (!key) return 0;
     if (!strcmp(key, "file"))
-        lua_pushstring(L, cg_line_file(p, l));
+        lua_pushstring(L, v->file);
     else if (!strcmp(key, "line"))
-        push_line_number(L, p, cg_line_number(p, l));
+        push_line_number(L, p, v->line);
     else if (!strcmp(key, "addr"))
-        push_addr(L, p, cg_line_addr(p, l));
+        push_addr(L, p, v->addr);
     else if (!strcmp(key, "function"))
-        push_function(L, 1, h->box, cg_line_function(p, l));
+        push_function(L, 1, v->box, v->fn);
     else
         return 0;
     return 1;
 }
 
 static int line_tostring(lua_State *L) {
-    handle *h = check_handle(L, 1, LINE_MT);
-    if (!h->box->p) {
+    line_value *v = check_line(L, 1);
+    if (!v->box->p) {
         lua_pushstring(L, "callgrind line (profile closed)");
         return 1;
     }
-    cg_profile *p = h->box->p;
+    cg_profile *p = v->box->p;
     char addr[32];
-    snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)cg_line_addr(p, h->index));
-    lua_pushfstring(L, "line %s:%d%s%s", cg_line_file(p, h->index),
-                    (int)cg_line_number(p, h->index),
+    snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)v->addr);
+    lua_pushfstring(L, "line %s:%d%s%s", v->file, (int)v->line,
                     (cg_positions(p) & CG_POS_INSTR) ? " at " : "",
                     (cg_positions(p) & CG_POS_INSTR) ? addr : "");
     return 1;
 }
 
 static int line_cost(lua_State *L) {
-    handle *h = check_handle(L, 1, LINE_MT);
-    cg_profile *p = handle_profile(L, h);
-    return push_cost(L, p, cg_line_costs(p, h->index), check_event(L, p, 2));
+    line_value *v = check_line(L, 1);
+    cg_profile *p = open_profile(L, v->box);
+    return push_cost(L, p, v->costs, check_event(L, p, 2));
 }
 
 static int jump_index(lua_State *L) {

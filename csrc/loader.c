@@ -42,8 +42,8 @@ void cg_loader_free(cg_loader *ld) {
     cg_profile_free(ld->p);
     idxtab_free(&ld->fn_index);
     idxtab_free(&ld->call_index);
-    idxtab_free(&ld->line_index);
     idxtab_free(&ld->jump_index);
+    line_scratch_free(&ld->scratch);
     free(ld->descs);
     free(ld->fn_defined);
     free(ld->call_guessed);
@@ -124,10 +124,9 @@ cg_profile *cg_loader_finish(cg_loader *ld, cg_error *err) {
     /* the build indexes are not needed any more: free them before the analysis allocates */
     idxtab_free(&ld->fn_index);
     idxtab_free(&ld->call_index);
-    idxtab_free(&ld->line_index);
     idxtab_free(&ld->jump_index);
     parse_state_free(&ld->st);
-    if (apply_event_descs(ld, err) || analysis_run(p, err, ld->opts.tolerant)) {
+    if (apply_event_descs(ld, err) || analysis_run(p, &ld->scratch, err, ld->opts.tolerant)) {
         cg_loader_free(ld);
         return NULL;
     }

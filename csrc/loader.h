@@ -63,7 +63,8 @@ typedef struct parse_state {
 struct cg_loader {
     cg_profile *p;
     cg_options opts;
-    idxtab fn_index, call_index, line_index, jump_index;
+    idxtab fn_index, call_index, jump_index;
+    line_scratch scratch; /* for compacting line records */
     event_desc *descs;
     size_t ndescs, descs_cap;
     /* For resolve.c: functions bound by a fn= line, calls whose callee file was guessed. */
@@ -72,14 +73,17 @@ struct cg_loader {
     parse_state st;
     size_t sections_read;           /* every section of every input, kept or not */
     cg_cost values[MAX_RAW_EVENTS]; /* scratch for one line's costs */
-    char message[768];              /* text of the error being reported */
+    cg_cost row[MAX_RAW_EVENTS]; /* the same in event order, when a section orders them otherwise */
+    char message[768];           /* text of the error being reported */
     int failed;
 };
 
 /* ---- builder.c: records, merged by their identity ---- */
 int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t object);
-/* Returns the cost row of the record (valid until the next build_* call), NULL on failure. */
-cg_cost *build_line(cg_loader *ld, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr);
+/* Adds a line record's costs (`n` values in event order) to the function's records and its self
+ * cost: 0, -1 out of memory, -2 a sum beyond 64 bits. */
+int build_line(cg_loader *ld, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
+               const cg_cost *costs, size_t n);
 /* Returns 0, -1 when the summed call count overflows (the row is still set), -2 out of memory.
  * `guessed` tells that the callee's file was not given in the input. */
 int build_call(cg_loader *ld, const call_rec *key, int guessed, cg_cost **row);

@@ -10,12 +10,13 @@
 #include "arena.h"
 #include "callgrind.h"
 #include "idxtab.h"
+#include "lines.h"
 #include "strtab.h"
 
 #define NO_INDEX UINT32_MAX
 /* Raw events per profile: far above any real writer (KCachegrind allows 200), low enough that
  * a hostile `events:` line cannot make every cost row huge. */
-#define MAX_RAW_EVENTS 256
+#define MAX_RAW_EVENTS CG_MAX_EVENTS
 
 typedef struct fn_rec {
     uint32_t name, file, object; /* string ids: the identity of a function */
@@ -29,11 +30,6 @@ typedef struct call_rec {
     uint64_t count;
     uint64_t target_line, target_addr;
 } call_rec;
-
-typedef struct line_rec {
-    uint32_t fn, file;
-    uint64_t line, addr;
-} line_rec;
 
 typedef struct jump_rec {
     uint32_t fn, from_file, to_fn, to_file;
@@ -86,8 +82,8 @@ struct cg_profile {
     size_t nfns, fns_cap;
     call_rec *calls;
     size_t ncalls, calls_cap;
-    line_rec *lines;
-    size_t nlines, lines_cap;
+    line_store *line_stores; /* one per function: its line or instruction records */
+    size_t line_stores_cap;
     jump_rec *jumps;
     size_t njumps, jumps_cap;
     section_rec *sections;
@@ -97,7 +93,7 @@ struct cg_profile {
     uint32_t *section_events;
     size_t nsection_events, section_events_cap;
 
-    cost_array call_costs, line_costs;
+    cost_array call_costs;
     cost_array section_costs, section_summary, section_totals;
     cost_array fn_self, fn_incl, cycle_self, cycle_incl;
     cg_cost *total;
@@ -106,7 +102,6 @@ struct cg_profile {
     /* Filled by the analysis: CSR indexes (begin offsets, count + 1 entries) into index arrays. */
     uint32_t *callee_begin, *callee_index;
     uint32_t *caller_begin, *caller_index;
-    uint32_t *line_begin, *line_index;
     uint32_t *jump_begin, *jump_index;
     uint32_t *cycle_begin, *cycle_members;
     size_t ncycles;
@@ -154,6 +149,6 @@ cg_profile *profile_new(void);
 int profile_warn(cg_profile *p, const char *message);
 
 /* Runs once when loading ends: self and inclusive costs, indexes, cycles, derived events. */
-int analysis_run(cg_profile *p, cg_error *err, int tolerant);
+int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolerant);
 
 #endif

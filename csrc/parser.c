@@ -368,11 +368,20 @@ static int self_cost(cg_loader *ld, const uint64_t *pos, size_t n) {
     cg_profile *p = ld->p;
     if (st->skip_records) return LINE_OK;
     if (st->fn == NO_INDEX) return malformed(ld, "cost line outside a function (no fn= before it)");
-    cg_cost *row = build_line(ld, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR]);
-    if (!row) return out_of_memory(ld);
-    int rc = add_costs(ld, row, n);
+    int rc = add_costs(ld, costs_row(&p->section_costs, p->nraw, st->section), n);
     if (rc) return rc;
-    return add_costs(ld, costs_row(&p->section_costs, p->nraw, st->section), n);
+    const cg_cost *costs = ld->values;
+    if (!st->identity_map) {
+        /* the section orders its events otherwise: records keep the profile's order */
+        memset(ld->row, 0, p->nraw * sizeof *ld->row);
+        for (size_t i = 0; i < n; i++) ld->row[st->event_map[i]] = ld->values[i];
+        costs = ld->row;
+        n = p->nraw;
+    }
+    rc = build_line(ld, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR], costs, n);
+    if (rc == -1) return out_of_memory(ld);
+    if (rc) return malformed(ld, "cost sum does not fit in 64 bits");
+    return LINE_OK;
 }
 
 static int call_cost(cg_loader *ld, const uint64_t *pos, size_t n) {

@@ -20,17 +20,18 @@ void cg_profile_free(cg_profile *p) {
     if (!p) return;
     strtab_free(&p->strings);
     arena_free(&p->mem);
-    void *arrays[] = {p->events,         p->terms,        p->fns,          p->calls,
-                      p->lines,          p->jumps,        p->sections,     p->headers,
-                      p->section_events, p->total,        p->callee_begin, p->callee_index,
-                      p->caller_begin,   p->caller_index, p->line_begin,   p->line_index,
-                      p->jump_begin,     p->jump_index,   p->cycle_begin,  p->cycle_members,
-                      p->cycle_names,    p->name_order};
+    void *arrays[] = {p->events,        p->terms,        p->fns,          p->calls,
+                      p->jumps,         p->sections,     p->headers,      p->section_events,
+                      p->total,         p->callee_begin, p->callee_index, p->caller_begin,
+                      p->caller_index,  p->jump_begin,   p->jump_index,   p->cycle_begin,
+                      p->cycle_members, p->cycle_names,  p->name_order};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
-    cost_array *costs[] = {&p->call_costs,      &p->line_costs,     &p->section_costs,
-                           &p->section_summary, &p->section_totals, &p->fn_self,
-                           &p->fn_incl,         &p->cycle_self,     &p->cycle_incl};
+    cost_array *costs[] = {&p->call_costs,     &p->section_costs, &p->section_summary,
+                           &p->section_totals, &p->fn_self,       &p->fn_incl,
+                           &p->cycle_self,     &p->cycle_incl};
     for (size_t i = 0; i < sizeof costs / sizeof *costs; i++) costs_free(costs[i]);
+    for (size_t f = 0; f < p->nfns && p->line_stores; f++) line_store_free(&p->line_stores[f]);
+    free(p->line_stores);
     for (size_t i = 0; i < p->nwarnings; i++) free(p->warnings[i]);
     free(p->warnings);
     free(p);
@@ -99,7 +100,9 @@ const cg_cost *cg_function_inclusive(const cg_profile *p, size_t fn) {
 
 RANGE_ACCESSORS(callee, callee_begin, callee_index)
 RANGE_ACCESSORS(caller, caller_begin, caller_index)
-RANGE_ACCESSORS(line, line_begin, line_index)
+size_t cg_function_line_count(const cg_profile *p, size_t fn) {
+    return p->line_stores[fn].count;
+}
 RANGE_ACCESSORS(jump, jump_begin, jump_index)
 
 size_t cg_find_function(const cg_profile *p, const char *name, const char *file, const char *object,
@@ -165,23 +168,48 @@ const cg_cost *cg_call_inclusive(const cg_profile *p, size_t c) {
 /* ---- lines ---- */
 
 size_t cg_line_count(const cg_profile *p) {
-    return p->nlines;
-}
-size_t cg_line_function(const cg_profile *p, size_t l) {
-    return p->lines[l].fn;
-}
-const char *cg_line_file(const cg_profile *p, size_t l) {
-    return STR(p->lines[l].file);
-}
-uint64_t cg_line_number(const cg_profile *p, size_t l) {
-    return p->lines[l].line;
-}
-uint64_t cg_line_addr(const cg_profile *p, size_t l) {
-    return p->lines[l].addr;
+    size_t n = 0;
+    for (size_t f = 0; f < p->nfns; f++) n += p->line_stores[f].count;
+    return n;
 }
 
-const cg_cost *cg_line_costs(const cg_profile *p, size_t l) {
-    return costs_row(&p->line_costs, p->nraw, l);
+/* The public cursor mirrors line_reader field by field. */
+static void cursor_to_reader(const cg_line_cursor *c, line_reader *r) {
+    r->chunk = c->chunk;
+    r->pos = c->pos;
+    r->remaining = c->remaining;
+    r->file = c->file;
+    r->line = c->line;
+    r->addr = c->addr;
+}
+
+void cg_line_cursor_init(cg_line_cursor *c, const cg_profile *p, size_t fn) {
+    line_reader r;
+    line_reader_init(&r, &p->line_stores[fn]);
+    c->profile = p;
+    c->chunk = r.chunk;
+    c->pos = r.pos;
+    c->remaining = r.remaining;
+    c->file = r.file;
+    c->line = r.line;
+    c->addr = r.addr;
+}
+
+int cg_line_cursor_next(cg_line_cursor *c, cg_line *out) {
+    line_reader r;
+    cursor_to_reader(c, &r);
+    if (!line_reader_next(&r, c->costs, c->profile->nraw)) return 0;
+    c->chunk = r.chunk;
+    c->pos = r.pos;
+    c->remaining = r.remaining;
+    c->file = r.file;
+    c->line = r.line;
+    c->addr = r.addr;
+    out->file = strtab_get(&c->profile->strings, r.file);
+    out->line = r.line;
+    out->addr = r.addr;
+    out->costs = c->costs;
+    return 1;
 }
 
 /* ---- jumps ---- */

@@ -120,7 +120,8 @@ static int drop_unreferenced(cg_loader *ld, cg_error *err) {
         renumber[p->calls[c].caller] = renumber[p->calls[c].callee] = 1;
     for (size_t j = 0; j < p->njumps; j++)
         renumber[p->jumps[j].fn] = renumber[p->jumps[j].to_fn] = 1;
-    for (size_t l = 0; l < p->nlines; l++) renumber[p->lines[l].fn] = 1;
+    for (size_t f = 0; f < p->nfns; f++)
+        if (p->line_stores[f].count) renumber[f] = 1;
     size_t kept = 0;
     for (size_t f = 0; f < p->nfns; f++) {
         if (!renumber[f] && !ld->fn_defined[f]) {
@@ -129,9 +130,13 @@ static int drop_unreferenced(cg_loader *ld, cg_error *err) {
         }
         p->fns[kept] = p->fns[f];
         ld->fn_defined[kept] = ld->fn_defined[f];
+        p->line_stores[kept] = p->line_stores[f];
+        memmove(costs_row(&p->fn_self, p->nraw, kept), costs_row(&p->fn_self, p->nraw, f),
+                p->nraw * sizeof(cg_cost));
         renumber[f] = (uint32_t)kept++;
     }
     p->nfns = kept;
+    p->fn_self.rows = kept;
     for (size_t c = 0; c < p->ncalls; c++) {
         p->calls[c].caller = renumber[p->calls[c].caller];
         p->calls[c].callee = renumber[p->calls[c].callee];
@@ -140,7 +145,6 @@ static int drop_unreferenced(cg_loader *ld, cg_error *err) {
         p->jumps[j].fn = renumber[p->jumps[j].fn];
         p->jumps[j].to_fn = renumber[p->jumps[j].to_fn];
     }
-    for (size_t l = 0; l < p->nlines; l++) p->lines[l].fn = renumber[p->lines[l].fn];
     free(renumber);
     idxtab_free(&ld->fn_index); /* its indexes are stale now */
     return 0;

@@ -1,0 +1,268 @@
+#include "lines.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct line_chunk {
+    line_chunk *next;
+    uint32_t used, cap;
+    unsigned char data[];
+};
+
+enum { MIN_CHUNK = 48, MAX_CHUNK = 64 * 1024, K_ESCAPE = 127 };
+
+/* ---- varints ---- */
+
+static inline unsigned char *put_varint(unsigned char *p, uint64_t v) {
+    while (v >= 0x80) {
+        *p++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (unsigned char)v;
+    return p;
+}
+
+static inline const unsigned char *get_varint(const unsigned char *p, uint64_t *out) {
+    uint64_t v = *p & 0x7f;
+    int shift = 7;
+    while (*p++ & 0x80) {
+        v |= (uint64_t)(*p & 0x7f) << shift;
+        shift += 7;
+    }
+    *out = v;
+    return p;
+}
+
+/* Signed steps as small unsigned numbers: 0, -1, 1, -2... -> 0, 1, 2, 3... */
+static inline uint64_t zigzag(uint64_t v) {
+    return (v << 1) ^ (0 - (v >> 63));
+}
+static inline uint64_t unzigzag(uint64_t v) {
+    return (v >> 1) ^ (0 - (v & 1));
+}
+
+/* ---- streams ---- */
+
+void line_store_free(line_store *s) {
+    line_chunk *c = s->head;
+    while (c) {
+        line_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    memset(s, 0, sizeof *s);
+}
+
+size_t line_store_bytes(const line_store *s) {
+    size_t bytes = 0;
+    for (const line_chunk *c = s->head; c; c = c->next) bytes += sizeof *c + c->cap;
+    return bytes;
+}
+
+void line_scratch_free(line_scratch *scratch) {
+    free(scratch->mem);
+    scratch->mem = NULL;
+    scratch->cap = 0;
+}
+
+/* Makes sure the last chunk has `need` free bytes; chunks double up to MAX_CHUNK. */
+static int reserve(line_store *s, size_t need) {
+    if (s->tail && s->tail->cap - s->tail->used >= need) return LINES_OK;
+    size_t cap = s->tail ? (size_t)s->tail->cap * 2 : MIN_CHUNK;
+    if (cap > MAX_CHUNK) cap = MAX_CHUNK;
+    if (cap < need) cap = need;
+    line_chunk *c = malloc(sizeof *c + cap);
+    if (!c) return LINES_NOMEM;
+    c->next = NULL;
+    c->used = 0;
+    c->cap = (uint32_t)cap;
+    if (s->tail)
+        s->tail->next = c;
+    else
+        s->head = c;
+    s->tail = c;
+    return LINES_OK;
+}
+
+/* Encodes one record after the stream's last one (room reserved by the caller). */
+static void encode(line_store *s, uint32_t file, uint64_t line, uint64_t addr, const cg_cost *costs,
+                   size_t n) {
+    unsigned char *start = s->tail->data + s->tail->used, *p = start;
+    int new_file = file != s->last_file;
+    *p++ = (unsigned char)(new_file | (n < K_ESCAPE ? n : K_ESCAPE) << 1);
+    if (n >= K_ESCAPE) p = put_varint(p, n);
+    if (new_file) p = put_varint(p, file);
+    p = put_varint(p, zigzag(addr - s->last_addr));
+    p = put_varint(p, zigzag(line - s->last_line));
+    for (size_t i = 0; i < n; i++) p = put_varint(p, zigzag((uint64_t)costs[i]));
+    s->tail->used += (uint32_t)(p - start);
+    s->last_file = file;
+    s->last_line = line;
+    s->last_addr = addr;
+    s->count++;
+}
+
+static size_t worst_case(size_t n) {
+    return 1 + 10 * (4 + n);
+}
+
+void line_reader_init(line_reader *r, const line_store *s) {
+    r->chunk = s->head;
+    r->pos = 0;
+    r->remaining = s->count;
+    r->file = 0;
+    r->line = 0;
+    r->addr = 0;
+}
+
+int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw) {
+    if (!r->remaining) return 0;
+    if (r->pos >= r->chunk->used) {
+        r->chunk = r->chunk->next;
+        r->pos = 0;
+    }
+    const unsigned char *p = r->chunk->data + r->pos;
+    unsigned header = *p++;
+    uint64_t n = header >> 1, v;
+    if (n == K_ESCAPE) p = get_varint(p, &n);
+    if (header & 1) {
+        p = get_varint(p, &v);
+        r->file = (uint32_t)v;
+    }
+    p = get_varint(p, &v);
+    r->addr += unzigzag(v);
+    p = get_varint(p, &v);
+    r->line += unzigzag(v);
+    size_t i = 0;
+    for (; i < n; i++) {
+        p = get_varint(p, &v);
+        costs[i] = (cg_cost)unzigzag(v);
+    }
+    for (; i < nraw; i++) costs[i] = 0;
+    r->pos = (size_t)(p - r->chunk->data);
+    r->remaining--;
+    return 1;
+}
+
+/* ---- compaction ---- */
+
+typedef struct key {
+    uint64_t addr, line;
+    uint32_t file;
+} key;
+
+typedef struct sorter {
+    const key *keys;
+    const strtab *strings;
+} sorter;
+
+static int key_cmp(const sorter *st, uint32_t a, uint32_t b) {
+    const key *x = &st->keys[a], *y = &st->keys[b];
+    if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    if (x->file == y->file) return 0;
+    return strcmp(strtab_get(st->strings, x->file), strtab_get(st->strings, y->file));
+}
+
+/* Bottom-up merge sort of indexes: stable, no recursion, n log n. */
+static void sort_order(const sorter *st, uint32_t *v, uint32_t *tmp, size_t n) {
+    uint32_t *src = v, *dst = tmp;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = key_cmp(st, src[j], src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v) memcpy(v, src, n * sizeof *v);
+}
+
+static int compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
+    size_t n = s->count, width = nraw ? nraw : 1;
+    size_t per = sizeof(key) + 2 * sizeof(uint32_t) + width * sizeof(cg_cost);
+    if (n > SIZE_MAX / per) return LINES_NOMEM;
+    if (scratch->cap < n * per) {
+        void *mem = realloc(scratch->mem, n * per);
+        if (!mem) return LINES_NOMEM;
+        scratch->mem = mem;
+        scratch->cap = n * per;
+    }
+    key *keys = scratch->mem;
+    cg_cost *costs = (cg_cost *)(keys + n);
+    uint32_t *order = (uint32_t *)(costs + n * width), *tmp = order + n;
+    line_reader r;
+    line_reader_init(&r, s);
+    for (size_t i = 0; i < n; i++) {
+        line_reader_next(&r, costs + i * width, nraw);
+        keys[i].addr = r.addr;
+        keys[i].line = r.line;
+        keys[i].file = r.file;
+        order[i] = (uint32_t)i;
+    }
+    sorter st = {keys, strings};
+    sort_order(&st, order, tmp, n);
+    /* sum equal positions into the first of each run, then write the runs out again */
+    line_store out;
+    memset(&out, 0, sizeof out);
+    size_t i = 0;
+    while (i < n) {
+        uint32_t first = order[i];
+        cg_cost *sum = costs + (size_t)first * width;
+        size_t j = i + 1;
+        for (; j < n && key_cmp(&st, first, order[j]) == 0; j++) {
+            const cg_cost *add = costs + (size_t)order[j] * width;
+            for (size_t e = 0; e < nraw; e++) {
+                if (__builtin_add_overflow(sum[e], add[e], &sum[e])) {
+                    line_store_free(&out);
+                    return LINES_OVERFLOW;
+                }
+            }
+        }
+        size_t k = nraw;
+        while (k && sum[k - 1] == 0) k--;
+        if (reserve(&out, worst_case(k))) {
+            line_store_free(&out);
+            return LINES_NOMEM;
+        }
+        encode(&out, keys[first].file, keys[first].line, keys[first].addr, sum, k);
+        i = j;
+    }
+    line_store_free(s);
+    *s = out;
+    s->distinct = s->count;
+    s->sorted = 1;
+    return LINES_OK;
+}
+
+int line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, const cg_cost *costs,
+                size_t n, const strtab *strings, size_t nraw, line_scratch *scratch) {
+    while (n && costs[n - 1] == 0) n--;
+    if (reserve(s, worst_case(n))) return LINES_NOMEM;
+    if (!s->count) {
+        s->sorted = 1;
+    } else if (s->sorted &&
+               !(addr > s->last_addr || (addr == s->last_addr && line > s->last_line))) {
+        s->sorted = 0;
+    }
+    if (s->count == UINT32_MAX) return LINES_NOMEM;
+    encode(s, file, line, addr, costs, n);
+    /* out of order: duplicates may pile up (Xdebug repeats a function for every call) */
+    if (!s->sorted && s->count >= 2 * (uint64_t)s->distinct + 64)
+        return compact(s, strings, nraw, scratch);
+    return LINES_OK;
+}
+
+int line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
+    if (s->sorted || !s->count) {
+        s->distinct = s->count;
+        return LINES_OK;
+    }
+    return compact(s, strings, nraw, scratch);
+}
