@@ -164,19 +164,32 @@ static int key_cmp(const sorter *st, uint32_t a, uint32_t b) {
     return strcmp(strtab_get(st->strings, x->file), strtab_get(st->strings, y->file));
 }
 
-/* Bottom-up merge sort of indexes: stable, no recursion, n log n. */
-static void sort_order(const sorter *st, uint32_t *v, uint32_t *tmp, size_t n) {
+/* Natural merge sort of indexes: the ascending runs already there (a function's instructions
+ * come in address order within each block of the input) are merged pairwise, so k sorted
+ * blocks cost n log k. Stable, no recursion. `bounds` has room for n + 1 run starts. */
+static void sort_order(const sorter *st, uint32_t *v, uint32_t *tmp, uint32_t *bounds, size_t n) {
+    if (n < 2) return;
+    size_t runs = 0;
+    bounds[runs++] = 0;
+    for (size_t i = 1; i < n; i++)
+        if (key_cmp(st, v[i - 1], v[i]) > 0) bounds[runs++] = (uint32_t)i;
+    bounds[runs] = (uint32_t)n;
     uint32_t *src = v, *dst = tmp;
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n;
-            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+    while (runs > 1) {
+        size_t merged = 0;
+        for (size_t r = 0; r < runs; r += 2) {
+            /* bounds[runs] == n, so bounds[r + 1] always exists */
+            size_t lo = bounds[r], mid = bounds[r + 1];
+            size_t hi = r + 2 <= runs ? bounds[r + 2] : mid;
             size_t i = lo, j = mid, k = lo;
             while (i < mid && j < hi)
                 dst[k++] = key_cmp(st, src[j], src[i]) < 0 ? src[j++] : src[i++];
             while (i < mid) dst[k++] = src[i++];
             while (j < hi) dst[k++] = src[j++];
+            bounds[merged++] = (uint32_t)lo;
         }
+        bounds[merged] = (uint32_t)n;
+        runs = merged;
         uint32_t *t = src;
         src = dst;
         dst = t;
@@ -186,17 +199,18 @@ static void sort_order(const sorter *st, uint32_t *v, uint32_t *tmp, size_t n) {
 
 static int compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
     size_t n = s->count, width = nraw ? nraw : 1;
-    size_t per = sizeof(key) + 2 * sizeof(uint32_t) + width * sizeof(cg_cost);
-    if (n > SIZE_MAX / per) return LINES_NOMEM;
-    if (scratch->cap < n * per) {
-        void *mem = realloc(scratch->mem, n * per);
+    size_t per = sizeof(key) + 3 * sizeof(uint32_t) + width * sizeof(cg_cost);
+    if (n > (SIZE_MAX - sizeof(uint32_t)) / per) return LINES_NOMEM;
+    size_t bytes = n * per + sizeof(uint32_t); /* bounds takes n + 1 entries */
+    if (scratch->cap < bytes) {
+        void *mem = realloc(scratch->mem, bytes);
         if (!mem) return LINES_NOMEM;
         scratch->mem = mem;
-        scratch->cap = n * per;
+        scratch->cap = bytes;
     }
     key *keys = scratch->mem;
     cg_cost *costs = (cg_cost *)(keys + n);
-    uint32_t *order = (uint32_t *)(costs + n * width), *tmp = order + n;
+    uint32_t *order = (uint32_t *)(costs + n * width), *tmp = order + n, *bounds = tmp + n;
     line_reader r;
     line_reader_init(&r, s);
     for (size_t i = 0; i < n; i++) {
@@ -207,7 +221,7 @@ static int compact(line_store *s, const strtab *strings, size_t nraw, line_scrat
         order[i] = (uint32_t)i;
     }
     sorter st = {keys, strings};
-    sort_order(&st, order, tmp, n);
+    sort_order(&st, order, tmp, bounds, n);
     /* sum equal positions into the first of each run, then write the runs out again */
     line_store out;
     memset(&out, 0, sizeof out);

@@ -434,7 +434,30 @@ static int jump_source(cg_loader *ld, const uint64_t *pos, size_t n, int conditi
     return LINE_OK;
 }
 
-/* A line of subpositions and costs: self cost, or the line that completes calls=/jump=/jcnd=. */
+/* Takes in a position line read into pos and ld->values: the self cost, or the line that
+ * completes a calls=, jump= or jcnd=. */
+static int commit_position(cg_loader *ld, const uint64_t *pos, size_t n) {
+    parse_state *st = &ld->st;
+    int rc = enter_body(ld);
+    if (rc) return rc;
+    for (int k = 0; k < st->ncols; k++) {
+        st->last[st->col_kind[k]] = pos[st->col_kind[k]];
+        st->has_last[st->col_kind[k]] = 1;
+    }
+    int assoc = st->assoc;
+    st->assoc = ASSOC_NONE;
+    switch (assoc) {
+    case ASSOC_CALL:
+        return call_cost(ld, pos, n);
+    case ASSOC_JUMP:
+    case ASSOC_JCND:
+        return jump_source(ld, pos, n, assoc == ASSOC_JCND);
+    default:
+        return self_cost(ld, pos, n);
+    }
+}
+
+/* A line of subpositions and costs, read in full generality. */
 static int position_line(cg_loader *ld, const char *s, const char *end) {
     parse_state *st = &ld->st;
     char shown[TOKEN_SHOWN + 4];
@@ -460,26 +483,99 @@ static int position_line(cg_loader *ld, const char *s, const char *end) {
         n++;
         s = skip_space(s, end);
     }
-    int rc = enter_body(ld);
-    if (rc) return rc;
-    for (int k = 0; k < st->ncols; k++) {
-        st->last[st->col_kind[k]] = pos[st->col_kind[k]];
-        st->has_last[st->col_kind[k]] = 1;
-    }
-    int assoc = st->assoc;
-    st->assoc = ASSOC_NONE;
-    switch (assoc) {
-    case ASSOC_CALL:
-        return call_cost(ld, pos, n);
-    case ASSOC_JUMP:
-    case ASSOC_JCND:
-        return jump_source(ld, pos, n, assoc == ASSOC_JCND);
-    default:
-        return self_cost(ld, pos, n);
-    }
+    return commit_position(ld, pos, n);
 }
 
-/* ---- associations: calls=, jump=, jcnd= ---- */
+/* ---- the fast path for position lines ---- */
+
+/* A decimal of at most 18 digits (no overflow possible); NULL when there is none or it is
+ * longer, for the general path to read. */
+static inline const char *fast_decimal(const char *p, uint64_t *out) {
+    unsigned d = (unsigned)(unsigned char)*p - '0';
+    if (d > 9) return NULL;
+    uint64_t v = d;
+    int digits = 1;
+    while ((d = (unsigned)(unsigned char)*++p - '0') <= 9) {
+        if (++digits > 18) return NULL;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return p;
+}
+
+static inline const char *fast_hex(const char *p, uint64_t *out) {
+    uint64_t v = 0;
+    int digits = 0, h;
+    while ((h = hex_value(*p)) >= 0) {
+        if (++digits > 15) return NULL;
+        v = (v << 4) | (uint64_t)h;
+        p++;
+    }
+    if (!digits) return NULL;
+    *out = v;
+    return p;
+}
+
+/* Skips the spaces after a token; NULL when the token is followed by anything else. At the
+ * end of the line it stops at the '\r' or '\n'. */
+static inline const char *fast_gap(const char *p) {
+    if (*p == ' ' || *p == '\t') {
+        do p++;
+        while (*p == ' ' || *p == '\t');
+        return p;
+    }
+    return *p == '\n' || *p == '\r' ? p : NULL;
+}
+
+/* Reads a well-formed position line that ends in '\n' inside the buffer: subpositions as
+ * numbers of at most 18 digits, 0x hex, +N, -N or *, then decimal costs. Returns the line's
+ * '\n', or NULL for anything else (long or hex costs, a missing column, junk), which the
+ * general path then reads and, when wrong, reports. Nothing is changed before it succeeds. */
+static const char *fast_tokens(cg_loader *ld, const char *p, uint64_t *pos, size_t *ncosts) {
+    const parse_state *st = &ld->st;
+    for (int k = 0; k < st->ncols; k++) {
+        int kind = st->col_kind[k];
+        uint64_t v, d;
+        char c = *p;
+        if (c == '*') {
+            if (!st->has_last[kind]) return NULL;
+            v = st->last[kind];
+            p++;
+        } else if (c == '+' || c == '-') {
+            if (!st->has_last[kind] || !(p = fast_decimal(p + 1, &d))) return NULL;
+            if (c == '+' ? __builtin_add_overflow(st->last[kind], d, &v)
+                         : __builtin_sub_overflow(st->last[kind], d, &v))
+                return NULL;
+        } else if (c == '0' && (p[1] | 0x20) == 'x') {
+            if (!(p = fast_hex(p + 2, &v))) return NULL;
+        } else if (!(p = fast_decimal(p, &v))) {
+            return NULL;
+        }
+        pos[kind] = v;
+        if (!(p = fast_gap(p))) return NULL;
+        if ((*p == '\n' || *p == '\r') && k + 1 < st->ncols) return NULL;
+    }
+    size_t n = 0;
+    for (;;) {
+        if (*p == '\n') break;
+        if (*p == '\r') {
+            if (p[1] != '\n') return NULL;
+            p++;
+            break;
+        }
+        if (n == st->nevent_map) return NULL;
+        int negative = *p == '-';
+        uint64_t v;
+        if (!(p = fast_decimal(p + negative, &v))) return NULL;
+        ld->values[n++] = negative ? -(cg_cost)v : (cg_cost)v;
+        if (!(p = fast_gap(p))) return NULL;
+    }
+    *ncosts = n;
+    return p;
+}
+
+/* ---- associations: calls=, jump=, jcnd= ---- */ /* ---- associations: calls=, jump=, jcnd= ----
+                                                    */
 
 static int count_value(cg_loader *ld, const char **ps, const char *end, const char *what,
                        uint64_t *out) {
@@ -817,7 +913,24 @@ int parse_lines(cg_loader *ld, const char *data, size_t size, cg_error *err) {
     st->err = err;
     const char *s = data, *end = data + size;
     const char *nul = memchr(data, '\0', size);
+    /* The fast path reads up to a '\n' without looking at `end`: only lines that start before
+     * the last '\n' of the buffer may take it, and none in a buffer with a NUL byte. */
+    const char *fast_end = end;
+    while (fast_end > data && fast_end[-1] != '\n') fast_end--;
+    if (nul) fast_end = data;
     while (s < end) {
+        if (s < fast_end && st->have_events &&
+            (is_digit(*s) || *s == '+' || *s == '-' || *s == '*')) {
+            uint64_t pos[COL_COUNT] = {0, 0, 0};
+            size_t n;
+            const char *eol = fast_tokens(ld, s, pos, &n);
+            if (eol) {
+                st->lineno++;
+                if (commit_position(ld, pos, n) < 0) return -1;
+                s = eol + 1;
+                continue;
+            }
+        }
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         const char *eol = nl ? nl : end;
         st->lineno++;
