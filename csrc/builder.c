@@ -54,12 +54,20 @@ static int fn_eq(const void *ctx, uint32_t index, const void *key) {
 
 int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t object) {
     cg_profile *p = ld->p;
+    /* most calls go to a few callees: a small direct-mapped cache spares the hash probe */
+    fn_cache_entry *cached = &ld->fn_cache[((name * 0x9e3779b1u) ^ (file * 0x85ebca6bu) ^ object) >>
+                                           (32 - FN_CACHE_BITS)];
+    if (cached->fn && cached->name == name && cached->file == file && cached->object == object)
+        return cached->fn - 1;
     fn_rec key = {name, file, object, NO_INDEX, 0};
     uint32_t tag =
         (uint32_t)hash_mix(hash_combine(hash_combine(hash_combine(HASH_SEED, name), file), object));
     size_t slot;
     int64_t found = idxtab_find(&ld->fn_index, tag, fn_eq, p, &key, &slot);
-    if (found >= 0) return found;
+    if (found >= 0) {
+        *cached = (fn_cache_entry){name, file, object, (uint32_t)found + 1};
+        return found;
+    }
     size_t row;
     if (idxtab_grow(&ld->fn_index) || VEC_RESERVE(p->fns, p->fns_cap, p->nfns + 1) ||
         VEC_RESERVE(ld->fn_defined, ld->fn_defined_cap, p->nfns + 1) ||
@@ -71,6 +79,7 @@ int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t obj
     ld->fn_defined[p->nfns] = 0;
     memset(&p->line_stores[p->nfns], 0, sizeof p->line_stores[p->nfns]);
     idxtab_put(&ld->fn_index, slot, tag, (uint32_t)p->nfns);
+    *cached = (fn_cache_entry){name, file, object, (uint32_t)p->nfns + 1};
     return (int64_t)p->nfns++;
 }
 

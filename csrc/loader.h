@@ -60,10 +60,17 @@ typedef struct parse_state {
     uint64_t assoc_target[COL_COUNT];
 } parse_state;
 
+#define FN_CACHE_BITS 12
+
+typedef struct fn_cache_entry {
+    uint32_t name, file, object, fn; /* fn + 1, 0 = empty */
+} fn_cache_entry;
+
 struct cg_loader {
     cg_profile *p;
     cg_options opts;
     idxtab fn_index, call_index, jump_index;
+    fn_cache_entry fn_cache[1 << FN_CACHE_BITS];
     line_scratch scratch; /* for compacting line records */
     event_desc *descs;
     size_t ndescs, descs_cap;

@@ -146,7 +146,8 @@ static int drop_unreferenced(cg_loader *ld, cg_error *err) {
         p->jumps[j].to_fn = renumber[p->jumps[j].to_fn];
     }
     free(renumber);
-    idxtab_free(&ld->fn_index); /* its indexes are stale now */
+    idxtab_free(&ld->fn_index); /* its indexes are stale now, and so is the cache */
+    memset(ld->fn_cache, 0, sizeof ld->fn_cache);
     return 0;
 }
 
