@@ -315,8 +315,39 @@ static int inclusive_costs(analysis *a) {
     return 0;
 }
 
+/* Puts the calls of each caller next to each other, in file order, so that walking a
+ * function's callees reads memory in sequence. */
+static int order_calls_by_caller(analysis *a) {
+    cg_profile *p = a->p;
+    uint32_t *begin, *index;
+    if (group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, caller), &begin,
+                 &index))
+        return nomem(a);
+    call_rec *calls = malloc((p->ncalls ? p->ncalls : 1) * sizeof *calls);
+    cost_array costs = {NULL, 0, 0};
+    int rc = calls && !alloc_rows(&costs, p->ncalls, p->nraw) ? 0 : -1;
+    if (rc == 0) {
+        for (size_t i = 0; i < p->ncalls; i++) {
+            calls[i] = p->calls[index[i]];
+            memcpy(costs_row(&costs, p->nraw, i), costs_row(&p->call_costs, p->nraw, index[i]),
+                   p->nraw * sizeof(cg_cost));
+        }
+        free(p->calls);
+        costs_free(&p->call_costs);
+        p->calls = calls;
+        p->calls_cap = p->ncalls;
+        p->call_costs = costs;
+        calls = NULL;
+    }
+    free(calls);
+    free(begin);
+    free(index);
+    return rc ? nomem(a) : 0;
+}
+
 int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolerant) {
     analysis a = {p, err, tolerant};
+    if (order_calls_by_caller(&a)) return -1;
     if (group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, caller),
                  &p->callee_begin, &p->callee_index) ||
         group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, callee),

@@ -20,6 +20,30 @@
 
 enum { ANCHOR_PROFILE = 1, ANCHOR_FUNCTIONS = 2 };
 
+/* Every C function of the module carries the five metatables as its first upvalues, so that
+ * checking and making objects needs no registry lookup; closures keep their own state after
+ * them, from UP_STATE on. */
+enum { UP_PROFILE = 1, UP_FUNCTION, UP_CALL, UP_LINE, UP_JUMP, UP_STATE };
+#define NUM_TYPES 5
+#define MT(slot) lua_upvalueindex(slot)
+
+/* Pushes the metatables, to make a closure that carries them too. */
+static void push_types(lua_State *L) {
+    for (int i = 1; i <= NUM_TYPES; i++) lua_pushvalue(L, MT(i));
+}
+
+/* The userdata at idx when its metatable is the one in upvalue `slot`, else an argument error. */
+static void *check_type(lua_State *L, int idx, int slot, const char *what) {
+    void *p = lua_touserdata(L, idx);
+    if (p && lua_getmetatable(L, idx)) {
+        int same = lua_rawequal(L, -1, MT(slot));
+        lua_pop(L, 1);
+        if (same) return p;
+    }
+    luaL_argerror(L, idx, what);
+    return NULL;
+}
+
 typedef struct profile_box {
     cg_profile *p;
 } profile_box;
@@ -34,7 +58,7 @@ static int absindex(lua_State *L, int idx) {
 }
 
 static profile_box *check_box(lua_State *L, int idx) {
-    return luaL_checkudata(L, idx, PROFILE_MT);
+    return check_type(L, idx, UP_PROFILE, "callgrind profile expected");
 }
 
 static cg_profile *open_profile(lua_State *L, profile_box *box) {
@@ -46,18 +70,23 @@ static cg_profile *check_profile(lua_State *L, int idx) {
     return open_profile(L, check_box(L, idx));
 }
 
-static handle *check_handle(lua_State *L, int idx, const char *mt) {
-    return luaL_checkudata(L, idx, mt);
+static handle *check_handle(lua_State *L, int idx, int slot) {
+    static const char *const what[] = {"",
+                                       "",
+                                       "callgrind function expected",
+                                       "callgrind call expected",
+                                       "",
+                                       "callgrind jump expected"};
+    return check_type(L, idx, slot, what[slot]);
 }
 
 /* Pushes a new handle that shares the user value (anchor) of the userdata at `owner`. */
-static handle *push_handle(lua_State *L, int owner, const char *mt, profile_box *box,
-                           size_t index) {
+static handle *push_handle(lua_State *L, int owner, int slot, profile_box *box, size_t index) {
     owner = absindex(L, owner);
     handle *h = compat_newuserdata(L, sizeof *h);
     h->box = box;
     h->index = index;
-    luaL_getmetatable(L, mt);
+    lua_pushvalue(L, MT(slot));
     lua_setmetatable(L, -2);
     compat_getuservalue(L, owner);
     compat_setuservalue(L, -2);
@@ -78,7 +107,7 @@ static void push_function(lua_State *L, int owner, profile_box *box, size_t fn) 
     lua_rawgeti(L, -1, (int)fn + 1);
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
-        push_handle(L, owner, FUNCTION_MT, box, fn);
+        push_handle(L, owner, UP_FUNCTION, box, fn);
         lua_pushvalue(L, -1);
         lua_rawseti(L, -3, (int)fn + 1);
     }
@@ -220,7 +249,7 @@ static void read_options(lua_State *L, int idx, cg_options *opts, progress_ctx *
 static profile_box *new_profile_box(lua_State *L) {
     profile_box *box = compat_newuserdata(L, sizeof *box);
     box->p = NULL;
-    luaL_getmetatable(L, PROFILE_MT);
+    lua_pushvalue(L, MT(UP_PROFILE));
     lua_setmetatable(L, -2);
     lua_createtable(L, 2, 0);
     lua_pushvalue(L, -2);
@@ -315,8 +344,10 @@ static int l_combine(lua_State *L) {
     int64_t *weights = compat_newuserdata(L, n * sizeof *weights);
     for (size_t i = 1; i <= n; i++) {
         lua_rawgeti(L, 1, (int)i);
-        profile_box *box = compat_testudata(L, -1, PROFILE_MT);
-        if (!box) return luaL_argerror(L, 1, "profiles expected");
+        profile_box *box = lua_touserdata(L, -1);
+        int ok = box && lua_getmetatable(L, -1) && lua_rawequal(L, -1, MT(UP_PROFILE));
+        if (box && ok) lua_pop(L, 1);
+        if (!ok) return luaL_argerror(L, 1, "profiles expected");
         list[i - 1] = open_profile(L, box);
         lua_pop(L, 1);
         weights[i - 1] = 1;
@@ -435,21 +466,22 @@ static int profile_total(lua_State *L) {
 }
 
 static int function_iter(lua_State *L) {
-    profile_box *box = check_box(L, lua_upvalueindex(1));
+    profile_box *box = lua_touserdata(L, MT(UP_STATE));
     cg_profile *p = open_profile(L, box);
-    size_t i = (size_t)lua_tonumber(L, lua_upvalueindex(2));
+    size_t i = (size_t)lua_tonumber(L, MT(UP_STATE + 1));
     if (i >= cg_function_count(p)) return 0;
     lua_pushnumber(L, (lua_Number)(i + 1));
-    lua_replace(L, lua_upvalueindex(2));
-    push_function(L, lua_upvalueindex(1), box, i);
+    lua_replace(L, MT(UP_STATE + 1));
+    push_function(L, MT(UP_STATE), box, i);
     return 1;
 }
 
 static int profile_functions(lua_State *L) {
     check_profile(L, 1);
+    push_types(L);
     lua_pushvalue(L, 1);
     lua_pushnumber(L, 0);
-    lua_pushcclosure(L, function_iter, 2);
+    lua_pushcclosure(L, function_iter, NUM_TYPES + 2);
     return 1;
 }
 
@@ -641,7 +673,7 @@ static cg_profile *handle_profile(lua_State *L, const handle *h) {
 /* Looks the key up in the methods table (upvalue 1); returns 1 when found. */
 static int index_method(lua_State *L) {
     lua_pushvalue(L, 2);
-    lua_rawget(L, lua_upvalueindex(1));
+    lua_rawget(L, MT(UP_STATE));
     if (!lua_isnil(L, -1)) return 1;
     lua_pop(L, 1);
     return 0;
@@ -662,7 +694,7 @@ static void push_addr(lua_State *L, const cg_profile *p, uint64_t addr) {
 }
 
 static int function_index(lua_State *L) {
-    handle *h = check_handle(L, 1, FUNCTION_MT);
+    handle *h = lua_touserdata(L, 1); /* __index: only reached through the metatable */
     if (index_method(L)) return 1;
     cg_profile *p = handle_profile(L, h);
     const char *key = lua_tostring(L, 2);
@@ -688,7 +720,7 @@ static int function_index(lua_State *L) {
 }
 
 static int function_tostring(lua_State *L) {
-    handle *h = check_handle(L, 1, FUNCTION_MT);
+    handle *h = check_handle(L, 1, UP_FUNCTION);
     if (!h->box->p) {
         lua_pushstring(L, "callgrind function (profile closed)");
         return 1;
@@ -701,13 +733,13 @@ static int function_tostring(lua_State *L) {
 }
 
 static int function_self(lua_State *L) {
-    handle *h = check_handle(L, 1, FUNCTION_MT);
+    handle *h = check_handle(L, 1, UP_FUNCTION);
     cg_profile *p = handle_profile(L, h);
     return push_cost(L, p, cg_function_self(p, h->index), check_event(L, p, 2));
 }
 
 static int function_inclusive(lua_State *L) {
-    handle *h = check_handle(L, 1, FUNCTION_MT);
+    handle *h = check_handle(L, 1, UP_FUNCTION);
     cg_profile *p = handle_profile(L, h);
     return push_cost(L, p, cg_function_inclusive(p, h->index), check_event(L, p, 2));
 }
@@ -716,22 +748,22 @@ static int function_inclusive(lua_State *L) {
 typedef size_t (*count_fn)(const cg_profile *, size_t);
 typedef size_t (*item_fn)(const cg_profile *, size_t, size_t);
 
-static int records_iter(lua_State *L, count_fn count, item_fn item, const char *mt) {
-    handle *h = check_handle(L, lua_upvalueindex(1), FUNCTION_MT);
+static int records_iter(lua_State *L, count_fn count, item_fn item, int slot) {
+    handle *h = lua_touserdata(L, MT(UP_STATE));
     cg_profile *p = handle_profile(L, h);
-    size_t i = (size_t)lua_tonumber(L, lua_upvalueindex(2));
+    size_t i = (size_t)lua_tonumber(L, MT(UP_STATE + 1));
     if (i >= count(p, h->index)) return 0;
     lua_pushnumber(L, (lua_Number)(i + 1));
-    lua_replace(L, lua_upvalueindex(2));
-    push_handle(L, lua_upvalueindex(1), mt, h->box, item(p, h->index, i));
+    lua_replace(L, MT(UP_STATE + 1));
+    push_handle(L, MT(UP_STATE), slot, h->box, item(p, h->index, i));
     return 1;
 }
 
 static int callees_iter(lua_State *L) {
-    return records_iter(L, cg_function_callee_count, cg_function_callee, CALL_MT);
+    return records_iter(L, cg_function_callee_count, cg_function_callee, UP_CALL);
 }
 static int callers_iter(lua_State *L) {
-    return records_iter(L, cg_function_caller_count, cg_function_caller, CALL_MT);
+    return records_iter(L, cg_function_caller_count, cg_function_caller, UP_CALL);
 }
 /* Line records are read with a cursor and handed out by value: a line handle holds its
  * position and costs, and the function's index. */
@@ -744,9 +776,9 @@ typedef struct line_value {
 } line_value;
 
 static int lines_iter(lua_State *L) {
-    handle *h = check_handle(L, lua_upvalueindex(1), FUNCTION_MT);
+    handle *h = lua_touserdata(L, MT(UP_STATE));
     cg_profile *p = handle_profile(L, h);
-    cg_line_cursor *c = lua_touserdata(L, lua_upvalueindex(2));
+    cg_line_cursor *c = lua_touserdata(L, MT(UP_STATE + 1));
     cg_line rec;
     if (!cg_line_cursor_next(c, &rec)) return 0;
     size_t n = cg_raw_event_count(p);
@@ -757,22 +789,23 @@ static int lines_iter(lua_State *L) {
     v->line = rec.line;
     v->addr = rec.addr;
     memcpy(v->costs, rec.costs, n * sizeof(cg_cost));
-    luaL_getmetatable(L, LINE_MT);
+    lua_pushvalue(L, MT(UP_LINE));
     lua_setmetatable(L, -2);
-    compat_getuservalue(L, lua_upvalueindex(1));
+    compat_getuservalue(L, MT(UP_STATE));
     compat_setuservalue(L, -2);
     return 1;
 }
 static int jumps_iter(lua_State *L) {
-    return records_iter(L, cg_function_jump_count, cg_function_jump, JUMP_MT);
+    return records_iter(L, cg_function_jump_count, cg_function_jump, UP_JUMP);
 }
 
 static int push_iterator(lua_State *L, lua_CFunction iter) {
-    handle *h = check_handle(L, 1, FUNCTION_MT);
+    handle *h = check_handle(L, 1, UP_FUNCTION);
     handle_profile(L, h);
+    push_types(L);
     lua_pushvalue(L, 1);
     lua_pushnumber(L, 0);
-    lua_pushcclosure(L, iter, 2);
+    lua_pushcclosure(L, iter, NUM_TYPES + 2);
     return 1;
 }
 
@@ -783,12 +816,13 @@ static int function_callers(lua_State *L) {
     return push_iterator(L, callers_iter);
 }
 static int function_lines(lua_State *L) {
-    handle *h = check_handle(L, 1, FUNCTION_MT);
+    handle *h = check_handle(L, 1, UP_FUNCTION);
     cg_profile *p = handle_profile(L, h);
+    push_types(L);
     lua_pushvalue(L, 1);
     cg_line_cursor *c = compat_newuserdata(L, sizeof *c);
     cg_line_cursor_init(c, p, h->index);
-    lua_pushcclosure(L, lines_iter, 2);
+    lua_pushcclosure(L, lines_iter, NUM_TYPES + 2);
     return 1;
 }
 static int function_jumps(lua_State *L) {
@@ -796,7 +830,7 @@ static int function_jumps(lua_State *L) {
 }
 
 static int call_index(lua_State *L) {
-    handle *h = check_handle(L, 1, CALL_MT);
+    handle *h = lua_touserdata(L, 1); /* __index: only reached through the metatable */
     if (index_method(L)) return 1;
     cg_profile *p = handle_profile(L, h);
     const char *key = lua_tostring(L, 2);
@@ -824,7 +858,7 @@ static int call_index(lua_State *L) {
 }
 
 static int call_tostring(lua_State *L) {
-    handle *h = check_handle(L, 1, CALL_MT);
+    handle *h = check_handle(L, 1, UP_CALL);
     if (!h->box->p) {
         lua_pushstring(L, "callgrind call (profile closed)");
         return 1;
@@ -840,17 +874,17 @@ static int call_tostring(lua_State *L) {
 }
 
 static int call_inclusive(lua_State *L) {
-    handle *h = check_handle(L, 1, CALL_MT);
+    handle *h = check_handle(L, 1, UP_CALL);
     cg_profile *p = handle_profile(L, h);
     return push_cost(L, p, cg_call_inclusive(p, h->index), check_event(L, p, 2));
 }
 
 static line_value *check_line(lua_State *L, int idx) {
-    return luaL_checkudata(L, idx, LINE_MT);
+    return check_type(L, idx, UP_LINE, "callgrind line expected");
 }
 
 static int line_index(lua_State *L) {
-    line_value *v = check_line(L, 1);
+    line_value *v = lua_touserdata(L, 1); /* __index: only reached through the metatable */
     if (index_method(L)) return 1;
     cg_profile *p = open_profile(L, v->box);
     const char *key = lua_tostring(L, 2);
@@ -890,7 +924,7 @@ static int line_cost(lua_State *L) {
 }
 
 static int jump_index(lua_State *L) {
-    handle *h = check_handle(L, 1, JUMP_MT);
+    handle *h = lua_touserdata(L, 1); /* __index: only reached through the metatable */
     if (index_method(L)) return 1;
     cg_profile *p = handle_profile(L, h);
     const char *key = lua_tostring(L, 2);
@@ -924,7 +958,7 @@ static int jump_index(lua_State *L) {
 }
 
 static int jump_tostring(lua_State *L) {
-    handle *h = check_handle(L, 1, JUMP_MT);
+    handle *h = check_handle(L, 1, UP_JUMP);
     if (!h->box->p) {
         lua_pushstring(L, "callgrind jump (profile closed)");
         return 1;
@@ -961,22 +995,33 @@ static const luaL_Reg call_methods[] = {{"inclusive", call_inclusive}, {NULL, NU
 static const luaL_Reg line_methods[] = {{"cost", line_cost}, {NULL, NULL}};
 static const luaL_Reg no_methods[] = {{NULL, NULL}};
 
-/* Creates a handle metatable; its methods table is left in `methods[kind]` (the table at
- * stack index -1), where the Lua layer adds the methods it writes in Lua. */
-static void new_handle_type(lua_State *L, const char *mt, const char *kind, const luaL_Reg *methods,
-                            lua_CFunction index, lua_CFunction tostring) {
-    luaL_newmetatable(L, mt);
+/* Sets the functions of `l` in the table at `table`, each a closure over the metatables, which
+ * luaopen keeps at stack indexes 1 to NUM_TYPES. */
+static void set_functions(lua_State *L, int table, const luaL_Reg *l) {
+    for (; l->name; l++) {
+        for (int i = 1; i <= NUM_TYPES; i++) lua_pushvalue(L, i);
+        lua_pushcclosure(L, l->func, NUM_TYPES);
+        lua_setfield(L, table, l->name);
+    }
+}
+
+/* Fills a handle metatable (at `mt`); its methods table goes to `methods[kind]` (the table at
+ * `all`), where the Lua layer adds the methods it writes in Lua. */
+static void handle_type(lua_State *L, int mt, int all, const char *kind, const luaL_Reg *methods,
+                        lua_CFunction index, lua_CFunction tostring) {
     lua_newtable(L);
-    compat_setfuncs(L, methods);
+    set_functions(L, lua_gettop(L), methods);
     lua_pushvalue(L, -1);
-    lua_setfield(L, -4, kind);
-    lua_pushcclosure(L, index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushliteral(L, "callgrind");
-    lua_setfield(L, -2, "__metatable");
+    lua_setfield(L, all, kind);
+    for (int i = 1; i <= NUM_TYPES; i++) lua_pushvalue(L, i);
+    lua_pushvalue(L, -NUM_TYPES - 1);
+    lua_pushcclosure(L, index, NUM_TYPES + 1);
+    lua_setfield(L, mt, "__index");
     lua_pop(L, 1);
+    const luaL_Reg meta[] = {{"__tostring", tostring}, {NULL, NULL}};
+    set_functions(L, mt, meta);
+    lua_pushliteral(L, "callgrind");
+    lua_setfield(L, mt, "__metatable");
 }
 
 static const luaL_Reg module_functions[] = {{"load", l_load},
@@ -988,34 +1033,36 @@ static const luaL_Reg module_functions[] = {{"load", l_load},
 int luaopen_callgrind_core(lua_State *L);
 
 int luaopen_callgrind_core(lua_State *L) {
-    lua_newtable(L); /* the methods of each kind of object, for the Lua layer to extend */
-    luaL_newmetatable(L, PROFILE_MT);
+    static const char *const names[NUM_TYPES] = {PROFILE_MT, FUNCTION_MT, CALL_MT, LINE_MT,
+                                                 JUMP_MT};
+    lua_settop(L, 0);
+    for (int i = 0; i < NUM_TYPES; i++) luaL_newmetatable(L, names[i]); /* stack 1..5 */
+    lua_newtable(L); /* 6: the methods of each kind of object, for the Lua layer to extend */
     lua_newtable(L);
-    compat_setfuncs(L, profile_methods);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -4, "profile");
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, profile_gc);
-    lua_setfield(L, -2, "__gc");
+    set_functions(L, 7, profile_methods);
+    lua_pushvalue(L, 7);
+    lua_setfield(L, 6, "profile");
+    lua_setfield(L, UP_PROFILE, "__index");
+    const luaL_Reg profile_meta[] = {
+        {"__gc", profile_gc},
 #if LUA_VERSION_NUM >= 504
-    lua_pushcfunction(L, profile_close);
-    lua_setfield(L, -2, "__close");
+        {"__close", profile_close},
 #endif
-    lua_pushcfunction(L, profile_tostring);
-    lua_setfield(L, -2, "__tostring");
+        {"__tostring", profile_tostring},
+        {NULL, NULL}
+    };
+    set_functions(L, UP_PROFILE, profile_meta);
     lua_pushliteral(L, "callgrind");
-    lua_setfield(L, -2, "__metatable");
-    lua_pop(L, 1);
-    new_handle_type(L, FUNCTION_MT, "function", function_methods, function_index,
-                    function_tostring);
-    new_handle_type(L, CALL_MT, "call", call_methods, call_index, call_tostring);
-    new_handle_type(L, LINE_MT, "line", line_methods, line_index, line_tostring);
-    new_handle_type(L, JUMP_MT, "jump", no_methods, jump_index, jump_tostring);
-    lua_newtable(L);
-    compat_setfuncs(L, module_functions);
+    lua_setfield(L, UP_PROFILE, "__metatable");
+    handle_type(L, UP_FUNCTION, 6, "function", function_methods, function_index, function_tostring);
+    handle_type(L, UP_CALL, 6, "call", call_methods, call_index, call_tostring);
+    handle_type(L, UP_LINE, 6, "line", line_methods, line_index, line_tostring);
+    handle_type(L, UP_JUMP, 6, "jump", no_methods, jump_index, jump_tostring);
+    lua_newtable(L); /* 7: the module */
+    set_functions(L, 7, module_functions);
     lua_pushliteral(L, CG_VERSION);
-    lua_setfield(L, -2, "_VERSION");
-    lua_insert(L, -2);
-    lua_setfield(L, -2, "methods");
+    lua_setfield(L, 7, "_VERSION");
+    lua_pushvalue(L, 6);
+    lua_setfield(L, 7, "methods");
     return 1;
 }
