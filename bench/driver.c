@@ -1,0 +1,102 @@
+/*
+ * driver.c - loads one profile with the C library and reports what it cost.
+ *
+ *   driver FILE [REPEAT]
+ *
+ * Loads FILE REPEAT times (default 1) in strict mode and prints one `key value` line per figure:
+ *   load_seconds S        wall time of each load (one line per run)
+ *   read_seconds S        of which reading and parsing: until the progress callback's last
+ *                         call, which comes after the last line; the rest is the analysis
+ *   functions/calls/lines/jumps/sections/cycles/warnings N   of the last load
+ *   model_bytes N         bytes the last model holds in malloc (in use after minus before)
+ *   rss_delta_kb N        resident memory after the last load minus before it
+ *   peak_rss_kb N         the process's peak resident memory (ru_maxrss)
+ * Run it with REPEAT 1 to have the peak of a single load. The first warnings are printed as
+ * `warning TEXT`; a failed load prints `error MESSAGE` and exits with status 1.
+ */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "callgrind.h"
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Resident memory now, in KiB, from /proc/self/statm (pages). */
+static long rss_kb(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    long size = 0, resident = 0;
+    if (!f) return 0;
+    if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = 0;
+    fclose(f);
+    return resident * 4;
+}
+
+/* The time of the latest progress call: the last one comes when every line is parsed. */
+static double last_progress;
+
+static int on_progress(void *userdata, uint64_t done, uint64_t total) {
+    (void)userdata, (void)done, (void)total;
+    last_progress = now();
+    return 0;
+}
+
+static size_t malloc_in_use(void) {
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || argc > 3) {
+        fprintf(stderr, "usage: driver FILE [REPEAT]\n");
+        return 2;
+    }
+    int repeat = argc == 3 ? atoi(argv[2]) : 1;
+    if (repeat < 1) repeat = 1;
+    cg_options opts;
+    memset(&opts, 0, sizeof opts); /* strict */
+    opts.progress = on_progress;
+    cg_profile *p = NULL;
+    long rss_before = 0, rss_after = 0;
+    size_t heap_before = 0, heap_after = 0;
+    for (int run = 0; run < repeat; run++) {
+        if (p) cg_profile_free(p);
+        cg_error err;
+        rss_before = rss_kb();
+        heap_before = malloc_in_use();
+        double t0 = now();
+        p = cg_load_file(argv[1], &opts, &err);
+        double t1 = now();
+        if (!p) {
+            printf("error %s\n", err.message);
+            return 1;
+        }
+        rss_after = rss_kb();
+        heap_after = malloc_in_use();
+        printf("load_seconds %.6f\n", t1 - t0);
+        printf("read_seconds %.6f\n", last_progress - t0);
+        fflush(stdout);
+    }
+    printf("functions %zu\n", cg_function_count(p));
+    printf("calls %zu\n", cg_call_count(p));
+    printf("lines %zu\n", cg_line_count(p));
+    printf("jumps %zu\n", cg_jump_count(p));
+    printf("sections %zu\n", cg_section_count(p));
+    printf("cycles %zu\n", cg_cycle_count(p));
+    printf("warnings %zu\n", cg_warning_count(p) + (size_t)cg_warnings_dropped(p));
+    for (size_t i = 0; i < cg_warning_count(p) && i < 5; i++) printf("warning %s\n", cg_warning(p, i));
+    printf("model_bytes %zu\n", heap_after - heap_before);
+    printf("rss_delta_kb %ld\n", rss_after - rss_before);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("peak_rss_kb %ld\n", ru.ru_maxrss);
+    cg_profile_free(p);
+    return 0;
+}
