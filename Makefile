@@ -66,3 +66,23 @@ install:
 
 clean:
 	rm -rf build
+
+# Benchmarks (CI does not run them): `make bench` measures every data file and writes
+# bench/results.md; `make bench BENCH_QUICK=1` only the 100 MB ones; BENCH_BIG=1 adds 2 GB.
+# The data files are made once into bench/data/ (see bench/README.md).
+BENCH_BIN    := $(BUILD)/bench
+BENCH_PROGS  := $(BENCH_BIN)/gen $(BENCH_BIN)/driver $(BENCH_BIN)/workload
+
+.PHONY: bench
+
+bench: deps $(MODULE) $(BENCH_PROGS)
+	$(LUA_ENV) BENCH_BIN=$(BENCH_BIN) BENCH_QUICK=$(BENCH_QUICK) BENCH_BIG=$(BENCH_BIG) \
+	    BENCH_LUA=$(LUA) $(LUA) bench/run.lua
+
+$(BENCH_BIN)/driver: bench/driver.c $(CORE_LIB) csrc/callgrind.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -Icsrc -o $@ $< $(CORE_LIB) $(LDLIBS)
+
+$(BENCH_BIN)/%: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $<

@@ -1,0 +1,500 @@
+-- bench/run.lua: the benchmark suite behind `make bench` (see bench/README.md).
+--
+-- Makes the data files once (bench/data/, kept between runs and remade only when their
+-- generator's source changes), measures the C loader, the Lua module, `wc -l` and
+-- callgrind_annotate on each, prints the tables and writes bench/results.md (a quick run writes
+-- bench/data/results-quick.md instead, so that it never replaces the full results).
+--
+-- Environment: BENCH_QUICK=1 (only the 100 MB files, the gzip copy and the valgrind profile),
+-- BENCH_BIG=1 (adds a 2 GB file), BENCH_BIN (where gen, driver and workload are built),
+-- BENCH_CA_TIMEOUT (seconds allowed to callgrind_annotate, 300), BENCH_LUA (interpreter, lua5.4).
+-- Run from the repository root with LUA_PATH and LUA_CPATH set as the Makefile's test target
+-- sets them.
+
+local QUICK = os.getenv("BENCH_QUICK") == "1"
+local BIG = os.getenv("BENCH_BIG") == "1"
+local BIN = os.getenv("BENCH_BIN") or "build/5.4/bench"
+local LUA = os.getenv("BENCH_LUA") or "lua5.4"
+local CA_TIMEOUT = tonumber(os.getenv("BENCH_CA_TIMEOUT") or "") or 300
+local DATA = "bench/data"
+local MB = 1000000
+
+-- ---- shell helpers ------------------------------------------------------------------------
+
+local function quote(s)
+  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+
+-- Runs a shell command; gives its output, and whether it exited with status 0.
+local function run(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1"))
+  local out = p:read("a")
+  local ok = p:close()
+  return out, ok
+end
+
+local function must(cmd)
+  local out, ok = run(cmd)
+  if not ok then error("command failed: " .. cmd .. "\n" .. out, 0) end
+  return out
+end
+
+-- Wall time of a command (bash's `time`, millisecond resolution) and its exit status.
+local function timed(cmd)
+  local script = "TIMEFORMAT=%3R; { time " .. cmd .. " >/dev/null 2>&1 ; } 2>&1; echo \"rc=$?\""
+  local out = run("bash -c " .. quote(script))
+  local seconds, rc = out:match("([%d.]+)%s*rc=(%d+)")
+  if not seconds then error("cannot time: " .. cmd .. "\n" .. out, 0) end
+  return tonumber(seconds), tonumber(rc)
+end
+
+-- `key value` lines into a table (numbers where they are numbers); repeated keys into lists.
+local function parse_keys(text)
+  local t = {}
+  for key, value in text:gmatch("(%S+) ([^\n]*)") do
+    value = tonumber(value) or value
+    if t[key] == nil then
+      t[key] = value
+    elseif type(t[key]) == "table" then
+      table.insert(t[key], value)
+    else
+      t[key] = { t[key], value }
+    end
+  end
+  return t
+end
+
+local function list(v)
+  return type(v) == "table" and v or { v }
+end
+
+local function median(values)
+  local v = {}
+  for i, x in ipairs(values) do v[i] = x end
+  table.sort(v)
+  local n = #v
+  if n % 2 == 1 then return v[(n + 1) // 2] end
+  return (v[n // 2] + v[n // 2 + 1]) / 2
+end
+
+local function file_size(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local size = f:seek("end")
+  f:close()
+  return size
+end
+
+local function exists(path)
+  return file_size(path) ~= nil
+end
+
+local function read_file(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function write_file(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+local function log(fmt, ...)
+  io.stderr:write(fmt:format(...), "\n")
+end
+
+-- ---- data files ---------------------------------------------------------------------------
+
+local function md5(paths)
+  local out = must("cat " .. table.concat(paths, " ") .. " | md5sum")
+  return out:match("^(%x+)")
+end
+
+-- Each file is made by a command from some sources; `NAME.stamp` remembers the checksum of the
+-- sources and the command, so a file is remade only when they change. Files are made under a
+-- temporary name and renamed, so an interrupted run never leaves half a file behind.
+local function ensure(path, sources, make)
+  local stamp = md5(sources) .. " " .. make.what
+  if exists(path) and read_file(path .. ".stamp") == stamp then return false end
+  os.remove(path .. ".stamp")
+  local tmp = path .. ".part"
+  log("making %s (%s)", path, make.what)
+  local t0 = os.time()
+  make.run(tmp)
+  assert(os.rename(tmp, path))
+  write_file(path .. ".stamp", stamp)
+  log("  %s: %.0f MB in %d s", path, file_size(path) / MB, os.time() - t0)
+  return true
+end
+
+local function generated(kind, mb)
+  local path = ("%s/%s-%d.callgrind"):format(DATA, kind, mb)
+  ensure(path, { "bench/gen.c" }, {
+    what = ("gen %s %d"):format(kind, mb),
+    run = function(tmp) must(("%s/gen %s %d %s"):format(BIN, kind, mb, quote(tmp))) end,
+  })
+  return path
+end
+
+local function gzipped(source)
+  local path = source .. ".gz"
+  ensure(path, { "bench/gen.c" }, {
+    what = "gzip -6 " .. source,
+    run = function(tmp) must(("gzip -6 -c %s > %s"):format(quote(source), quote(tmp))) end,
+  })
+  return path
+end
+
+local VALGRIND_OPTIONS = "--dump-instr=yes --collect-jumps=yes --cache-sim=yes --branch-sim=yes "
+  .. "--dump-every-bb=10000 --combine-dumps=yes"
+
+local function real_profile()
+  local path = DATA .. "/real-workload.callgrind"
+  ensure(path, { "bench/workload.c" }, {
+    what = "valgrind --tool=callgrind " .. VALGRIND_OPTIONS .. " workload 512",
+    run = function(tmp)
+      must(("valgrind --tool=callgrind %s --callgrind-out-file=%s %s/workload 512"):format(
+        VALGRIND_OPTIONS, quote(tmp), BIN))
+    end,
+  })
+  return path
+end
+
+-- ---- measurements -------------------------------------------------------------------------
+
+local function warm(path)
+  must("cat " .. quote(path) .. " > /dev/null")
+end
+
+local function count_lines(path)
+  local cmd = path:match("%.gz$") and ("gzip -dc %s | wc -l") or "wc -l < %s"
+  return tonumber(must(cmd:format(quote(path))):match("(%d+)"))
+end
+
+-- The C driver, once per process, `runs` times.
+local function measure_c(path, runs)
+  local times, reads, peak, last = {}, {}, 0, nil
+  for _ = 1, runs do
+    local out, ok = run(("%s/driver %s 1"):format(BIN, quote(path)))
+    local r = parse_keys(out)
+    if not ok or r.error then error("driver failed on " .. path .. ":\n" .. out, 0) end
+    table.insert(times, r.load_seconds)
+    table.insert(reads, r.read_seconds)
+    peak = math.max(peak, r.peak_rss_kb)
+    last = r
+  end
+  last.median = median(times)
+  last.read_median = median(reads)
+  last.times = times
+  last.peak_rss_kb = peak
+  return last
+end
+
+local function measure_lua(path, runs)
+  local loads, callees, lines, last = {}, {}, {}, nil
+  for _ = 1, runs do
+    local out, ok = run(("%s bench/lua_walk.lua %s"):format(LUA, quote(path)))
+    if not ok then error("bench/lua_walk.lua failed on " .. path .. ":\n" .. out, 0) end
+    local r = parse_keys(out)
+    table.insert(loads, r.load_seconds)
+    table.insert(callees, r.callees_seconds)
+    table.insert(lines, r.lines_seconds)
+    last = r
+  end
+  return { load = median(loads), callees = median(callees), lines = median(lines), stats = last }
+end
+
+local function measure_wc(path)
+  if path:match("%.gz$") then return nil end
+  local times = {}
+  for i = 1, 3 do times[i] = timed("wc -l " .. quote(path)) end
+  return median(times)
+end
+
+local function measure_ca(path)
+  local seconds, rc = timed(("timeout %d callgrind_annotate %s"):format(CA_TIMEOUT, quote(path)))
+  if rc == 124 then return "timeout" end
+  if rc ~= 0 then return "failed" end
+  return seconds
+end
+
+-- ---- the suite ----------------------------------------------------------------------------
+
+-- name, how the file is made, what it is, how many timed runs, whether callgrind_annotate runs
+local function suite()
+  local s = {}
+  local function add(entry) table.insert(s, entry) end
+  local instr100 = generated("instr", 100)
+  add { name = "instr 100 MB", path = instr100, kind = "instr", runs = 5, ca = true }
+  if not QUICK then
+    add { name = "instr 300 MB", path = generated("instr", 300), kind = "instr", runs = 5 }
+    add { name = "instr 1 GB", path = generated("instr", 1000), kind = "instr", runs = 3 }
+    if BIG then add { name = "instr 2 GB", path = generated("instr", 2000), kind = "instr", runs = 3 } end
+  end
+  add { name = "line13 100 MB", path = generated("line13", 100), kind = "line", runs = 5, ca = true }
+  if not QUICK then
+    add { name = "line13 1 GB", path = generated("line13", 1000), kind = "line", runs = 3 }
+  end
+  add { name = "xdebug 100 MB", path = generated("xdebug", 100), kind = "line", runs = 5, ca = true }
+  if not QUICK then
+    add { name = "xdebug 500 MB", path = generated("xdebug", 500), kind = "line", runs = 3 }
+  end
+  add { name = "instr 100 MB .gz", path = gzipped(instr100), kind = "gz", runs = 5, text = instr100 }
+  add { name = "valgrind workload", path = real_profile(), kind = "real", runs = 5, ca = true }
+  return s
+end
+
+local function measure(entry)
+  local path = entry.path
+  log("measuring %s (%s)", entry.name, path)
+  entry.bytes = file_size(path)
+  entry.text_bytes = entry.text and file_size(entry.text) or entry.bytes
+  warm(entry.text or path)
+  warm(path)
+  entry.lines = count_lines(path)
+  entry.wc = measure_wc(path)
+  entry.c = measure_c(path, entry.runs)
+  if entry.c.warnings ~= 0 then
+    error(("%s: %d warnings, first: %s"):format(path, entry.c.warnings, list(entry.c.warning)[1]), 0)
+  end
+  entry.lua = measure_lua(path, math.min(entry.runs, 3))
+  if entry.ca then entry.ca_seconds = measure_ca(path) end
+  local c = entry.c
+  entry.records = c.functions + c.calls + c.lines + c.jumps
+  entry.mb_per_s = entry.text_bytes / MB / c.median
+  entry.lines_per_s = entry.lines / c.median
+  entry.rss_ratio = c.peak_rss_kb * 1024 / entry.bytes
+  entry.bytes_per_record = c.model_bytes / entry.records
+end
+
+-- ---- report -------------------------------------------------------------------------------
+
+local function fmt_s(x)
+  if type(x) ~= "number" then return x or "-" end
+  if x >= 100 then return ("%.0f s"):format(x) end
+  if x >= 10 then return ("%.1f s"):format(x) end
+  if x >= 0.1 then return ("%.2f s"):format(x) end
+  return ("%.1f ms"):format(x * 1000)
+end
+
+local function fmt_n(x, digits)
+  if type(x) ~= "number" then return x or "-" end
+  return ("%." .. (digits or 0) .. "f"):format(x)
+end
+
+local function fmt_count(n)
+  local s = ("%d"):format(n)
+  return s:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
+end
+
+local function markdown_table(header, rows)
+  local out = { "| " .. table.concat(header, " | ") .. " |" }
+  local sep = {}
+  for i = 1, #header do sep[i] = i == 1 and "---" or "---:" end
+  table.insert(out, "| " .. table.concat(sep, " | ") .. " |")
+  for _, r in ipairs(rows) do table.insert(out, "| " .. table.concat(r, " | ") .. " |") end
+  return table.concat(out, "\n")
+end
+
+local function loader_table(entries)
+  local rows = {}
+  for _, e in ipairs(entries) do
+    table.insert(rows, {
+      e.name, fmt_n(e.bytes / MB, 1), fmt_count(e.lines), fmt_s(e.c.median),
+      fmt_n(100 * (e.c.median - e.c.read_median) / e.c.median) .. "%", fmt_n(e.mb_per_s),
+      fmt_n(e.lines_per_s / 1e6, 1), fmt_n(e.c.peak_rss_kb / 1024), fmt_n(e.rss_ratio, 2),
+      fmt_n(e.bytes_per_record, 1), fmt_s(e.wc), e.wc and fmt_n(e.c.median / e.wc, 1) or "-",
+    })
+  end
+  return markdown_table({ "file", "MB", "lines", "load (median)", "after reading", "MB/s",
+    "M lines/s",
+    "peak RSS MB", "RSS / size", "model B / record", "wc -l", "load / wc" }, rows)
+end
+
+local function model_table(entries)
+  local rows = {}
+  for _, e in ipairs(entries) do
+    table.insert(rows, {
+      e.name, fmt_count(e.c.functions), fmt_count(e.c.calls), fmt_count(e.c.lines),
+      fmt_count(e.c.jumps), fmt_count(e.c.cycles), fmt_count(e.c.sections),
+      fmt_n(e.c.model_bytes / MB, 1),
+    })
+  end
+  return markdown_table({ "file", "functions", "calls", "line records", "jumps", "cycles",
+    "sections", "model MB" }, rows)
+end
+
+local function lua_table(entries)
+  local rows = {}
+  for _, e in ipairs(entries) do
+    local ca, speedup = "-", "-"
+    if e.ca then
+      ca = fmt_s(e.ca_seconds)
+      if type(e.ca_seconds) == "number" then
+        speedup = fmt_n(e.ca_seconds / e.c.median) .. "×"
+      elseif e.ca_seconds == "timeout" then
+        speedup = "> " .. fmt_n(CA_TIMEOUT / e.c.median) .. "×"
+      end
+    end
+    table.insert(rows, {
+      e.name, fmt_s(e.lua.load), fmt_s(e.lua.callees), fmt_s(e.lua.lines), ca, speedup,
+    })
+  end
+  return markdown_table({ "file", "Lua load", "Lua: functions and callees", "Lua: line records",
+    "callgrind_annotate", "C load speed-up" }, rows)
+end
+
+local function by_name(entries)
+  local t = {}
+  for _, e in ipairs(entries) do t[e.name] = e end
+  return t
+end
+
+-- Each target: what, the figure, PASS/MISS (or "not measured").
+local function targets(entries)
+  local e = by_name(entries)
+  local out = {}
+  local function add(what, ok, figure)
+    local verdict = ok == nil and "not measured" or (ok and "PASS" or "MISS")
+    table.insert(out, { what, figure or "-", verdict })
+  end
+  for _, name in ipairs { "instr 1 GB", "line13 1 GB" } do
+    local x = e[name]
+    add("load ≥ 400 MB/s, " .. name, x and x.mb_per_s >= 400, x and (fmt_n(x.mb_per_s) .. " MB/s"))
+  end
+  for _, name in ipairs { "instr 100 MB", "line13 100 MB" } do
+    local x = e[name]
+    local ok, figure
+    if x and type(x.ca_seconds) == "number" then
+      ok = x.ca_seconds / x.c.median >= 100
+      figure = fmt_n(x.ca_seconds / x.c.median) .. "×"
+    elseif x and x.ca_seconds == "timeout" then
+      ok = CA_TIMEOUT / x.c.median >= 100 or nil
+      figure = "> " .. fmt_n(CA_TIMEOUT / x.c.median) .. "×"
+    end
+    add("≥ 100× faster than callgrind_annotate, " .. name, ok, figure)
+  end
+  for _, name in ipairs { "instr 1 GB", "line13 1 GB" } do
+    local x = e[name]
+    add("load within 4× of wc -l, " .. name, x and x.c.median <= 4 * x.wc,
+      x and (fmt_n(x.c.median / x.wc, 1) .. "×"))
+  end
+  local worst = { instr = nil, line = nil }
+  for _, x in ipairs(entries) do
+    local k = x.kind
+    if (k == "instr" or k == "line") and (not worst[k] or x.rss_ratio > worst[k].rss_ratio) then
+      worst[k] = x
+    end
+  end
+  if worst.instr then
+    add("peak RSS ≤ 1.0× file size, instr files (worst: " .. worst.instr.name .. ")",
+      worst.instr.rss_ratio <= 1.0, fmt_n(worst.instr.rss_ratio, 2) .. "×")
+  end
+  if worst.line then
+    add("peak RSS ≤ 0.5× file size, line-level files (worst: " .. worst.line.name .. ")",
+      worst.line.rss_ratio <= 0.5, fmt_n(worst.line.rss_ratio, 2) .. "×")
+  end
+  local small, big = e["instr 100 MB"], e["instr 1 GB"]
+  local ratio = small and big and big.c.median / small.c.median
+  add("linear scaling: load(instr 1 GB) / load(instr 100 MB) in 10.0 ± 1.5",
+    ratio and math.abs(ratio - 10) <= 1.5, ratio and fmt_n(ratio, 2))
+  local x = e["instr 1 GB"]
+  add("Lua walk of all functions and callees < 1 s, instr 1 GB", x and x.lua.callees < 1,
+    x and fmt_s(x.lua.callees))
+  return out
+end
+
+local function machine()
+  local cpu = (read_file("/proc/cpuinfo") or ""):match("model name%s*:%s*([^\n]+)") or "?"
+  local mem_kb = tonumber((read_file("/proc/meminfo") or ""):match("MemTotal:%s*(%d+)") or "0")
+  local function first_line(cmd)
+    local out = run(cmd)
+    return (out:match("[^\n]*") or "?")
+  end
+  return {
+    { "CPU", cpu },
+    { "cores", first_line("nproc") },
+    { "RAM", ("%.1f GiB"):format(mem_kb / 1024 / 1024) },
+    { "kernel", first_line("uname -sr") },
+    { "compiler", first_line("${CC:-cc} --version") },
+    { "valgrind", first_line("valgrind --version") },
+    { "Lua", first_line(LUA .. " -v") },
+    { "commit", first_line("git rev-parse --short HEAD") ..
+      (first_line("git status --porcelain -- csrc lua") ~= "" and " (with local changes)" or "") },
+    { "date", os.date("!%Y-%m-%d %H:%M UTC") },
+  }
+end
+
+local function report(entries)
+  local lines = {}
+  local function add(s) table.insert(lines, s or "") end
+  add("# Benchmarks")
+  add()
+  add("Made by `make bench" .. (QUICK and " BENCH_QUICK=1" or "") .. (BIG and " BENCH_BIG=1" or "")
+    .. "`; bench/README.md says what each file is and what is measured.")
+  add()
+  add("## Machine")
+  add()
+  local m = {}
+  for _, kv in ipairs(machine()) do table.insert(m, { kv[1], kv[2] }) end
+  add(markdown_table({ "", "" }, m))
+  add()
+  add("## Targets")
+  add()
+  add(markdown_table({ "target", "figure", "verdict" }, targets(entries)))
+  add()
+  add("## C loader (`cg_load_file`, strict)")
+  add()
+  add("Median wall time of separate runs of bench/driver (5, or 3 for files of 1 GB and more), "
+    .. "page cache warm; \"after reading\" is the share of it spent once every line is parsed "
+    .. "(the analysis), timed from the last progress callback. MB are 10^6 bytes; the .gz row counts the bytes of the text it inflates "
+    .. "to, and its RSS ratio is to the compressed size. Model bytes per record: bytes the model "
+    .. "holds in malloc after the load, over functions + calls + line records + jumps.")
+  add()
+  add(loader_table(entries))
+  add()
+  add("## Model")
+  add()
+  add(model_table(entries))
+  add()
+  add("## Lua module and callgrind_annotate")
+  add()
+  add("Lua: CPU time (`os.clock`) of `callgrind.load`, of a walk over every function and its "
+    .. "callees (reading `call.callee` and `call:inclusive(1)`), and of a walk over every line "
+    .. "record (`line:cost(1)`); median of up to 3 runs. callgrind_annotate: one run with its "
+    .. "default options, output to /dev/null, at most " .. CA_TIMEOUT .. " s; the speed-up is "
+    .. "its time over the C load's.")
+  add()
+  add(lua_table(entries))
+  add()
+  return table.concat(lines, "\n")
+end
+
+-- ---- main ---------------------------------------------------------------------------------
+
+local function main()
+  for _, tool in ipairs { "valgrind", "callgrind_annotate", "gzip", "md5sum", "timeout", "bash" } do
+    if not run("command -v " .. tool) :match("/") then
+      error("bench needs " .. tool .. " (valgrind, gzip, coreutils and bash on Debian)", 0)
+    end
+  end
+  must("mkdir -p " .. DATA)
+  local entries = suite()
+  for _, entry in ipairs(entries) do measure(entry) end
+  local text = report(entries)
+  io.write(text)
+  local out = QUICK and (DATA .. "/results-quick.md") or "bench/results.md"
+  write_file("bench/results.tmp", text)
+  assert(os.rename("bench/results.tmp", out))
+  log("written: %s", out)
+end
+
+local ok, err = pcall(main)
+if not ok then
+  io.stderr:write("bench: ", tostring(err), "\n")
+  os.exit(1)
+end
