@@ -72,8 +72,12 @@ int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t obj
     if (idxtab_grow(&ld->fn_index) || VEC_RESERVE(p->fns, p->fns_cap, p->nfns + 1) ||
         VEC_RESERVE(ld->fn_defined, ld->fn_defined_cap, p->nfns + 1) ||
         VEC_RESERVE(p->line_stores, p->line_stores_cap, p->nfns + 1) ||
+        VEC_RESERVE(ld->cursors, ld->cursors_cap, p->nfns + 1) ||
         costs_add_row(&p->fn_self, p->nraw, &row))
         return -1;
+    fn_cursor *cur = &ld->cursors[p->nfns];
+    cur->first_call = cur->last_call = cur->next_call = NO_INDEX;
+    cur->first_jump = cur->last_jump = cur->next_jump = NO_INDEX;
     (void)idxtab_find(&ld->fn_index, tag, fn_eq, p, &key, &slot);
     p->fns[p->nfns] = key;
     ld->fn_defined[p->nfns] = 0;
@@ -85,6 +89,10 @@ int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t obj
 
 int build_defined(cg_loader *ld, uint32_t fn) {
     ld->fn_defined[fn] = 1;
+    /* a new block of the function: expect its calls and jumps in the order seen before */
+    fn_cursor *cur = &ld->cursors[fn];
+    cur->next_call = cur->first_call;
+    cur->next_jump = cur->first_jump;
     return 0;
 }
 
@@ -110,12 +118,20 @@ static int call_eq(const void *ctx, uint32_t index, const void *key) {
 
 int build_call(cg_loader *ld, const call_rec *key, int guessed, cg_cost **row_out) {
     cg_profile *p = ld->p;
-    uint64_t h =
-        hash_combine(hash_combine(hash_combine(HASH_SEED, key->caller), key->callee), key->file);
-    uint32_t tag = (uint32_t)hash_mix(hash_combine(hash_combine(h, key->line), key->addr));
-    size_t slot;
-    int64_t found = idxtab_find(&ld->call_index, tag, call_eq, p, key, &slot);
+    fn_cursor *cur = &ld->cursors[key->caller];
+    int64_t found = -1;
+    size_t slot = 0;
+    uint32_t tag = 0;
+    if (cur->next_call != NO_INDEX && call_eq(p, cur->next_call, key)) {
+        found = cur->next_call;
+    } else {
+        uint64_t h = hash_combine(hash_combine(hash_combine(HASH_SEED, key->caller), key->callee),
+                                  key->file);
+        tag = (uint32_t)hash_mix(hash_combine(hash_combine(h, key->line), key->addr));
+        found = idxtab_find(&ld->call_index, tag, call_eq, p, key, &slot);
+    }
     if (found >= 0) {
+        cur->next_call = ld->call_next[found];
         *row_out = costs_row(&p->call_costs, p->nraw, (size_t)found);
         /* one occurrence that names the callee's file settles it */
         ld->call_guessed[found] &= (unsigned char)guessed;
@@ -124,12 +140,22 @@ int build_call(cg_loader *ld, const call_rec *key, int guessed, cg_cost **row_ou
     size_t row;
     if (idxtab_grow(&ld->call_index) || VEC_RESERVE(p->calls, p->calls_cap, p->ncalls + 1) ||
         VEC_RESERVE(ld->call_guessed, ld->call_guessed_cap, p->ncalls + 1) ||
+        VEC_RESERVE(ld->call_next, ld->call_next_cap, p->ncalls + 1) ||
         costs_add_row(&p->call_costs, p->nraw, &row))
         return -2;
-    ld->call_guessed[p->ncalls] = (unsigned char)guessed;
+    uint32_t c = (uint32_t)p->ncalls;
+    ld->call_guessed[c] = (unsigned char)guessed;
+    ld->call_next[c] = NO_INDEX;
+    if (cur->last_call != NO_INDEX)
+        ld->call_next[cur->last_call] = c;
+    else
+        cur->first_call = c;
+    cur->last_call = c;
+    cur->next_call = NO_INDEX;
     (void)idxtab_find(&ld->call_index, tag, call_eq, p, key, &slot);
-    p->calls[p->ncalls] = *key;
-    idxtab_put(&ld->call_index, slot, tag, (uint32_t)p->ncalls++);
+    p->calls[c] = *key;
+    idxtab_put(&ld->call_index, slot, tag, c);
+    p->ncalls++;
     *row_out = costs_row(&p->call_costs, p->nraw, row);
     return 0;
 }
@@ -146,23 +172,41 @@ static int jump_eq(const void *ctx, uint32_t index, const void *key) {
 
 int build_jump(cg_loader *ld, const jump_rec *key) {
     cg_profile *p = ld->p;
-    uint64_t h = hash_combine(hash_combine(hash_combine(HASH_SEED, key->fn), key->from_file),
-                              key->from_line);
-    h = hash_combine(hash_combine(h, key->from_addr), key->to_fn);
-    h = hash_combine(hash_combine(h, key->to_file), key->to_line);
-    h = hash_combine(hash_combine(h, key->to_addr), (uint64_t)key->conditional);
-    uint32_t tag = (uint32_t)hash_mix(h);
-    size_t slot;
-    int64_t found = idxtab_find(&ld->jump_index, tag, jump_eq, p, key, &slot);
+    fn_cursor *cur = &ld->cursors[key->fn];
+    int64_t found = -1;
+    size_t slot = 0;
+    uint32_t tag = 0;
+    if (cur->next_jump != NO_INDEX && jump_eq(p, cur->next_jump, key)) {
+        found = cur->next_jump;
+    } else {
+        uint64_t h = hash_combine(hash_combine(hash_combine(HASH_SEED, key->fn), key->from_file),
+                                  key->from_line);
+        h = hash_combine(hash_combine(h, key->from_addr), key->to_fn);
+        h = hash_combine(hash_combine(h, key->to_file), key->to_line);
+        h = hash_combine(hash_combine(h, key->to_addr), (uint64_t)key->conditional);
+        tag = (uint32_t)hash_mix(h);
+        found = idxtab_find(&ld->jump_index, tag, jump_eq, p, key, &slot);
+    }
     if (found >= 0) {
+        cur->next_jump = ld->jump_next[found];
         jump_rec *j = &p->jumps[found];
         return count_add(&j->executed, key->executed) | count_add(&j->taken, key->taken);
     }
-    if (idxtab_grow(&ld->jump_index) || VEC_RESERVE(p->jumps, p->jumps_cap, p->njumps + 1))
+    if (idxtab_grow(&ld->jump_index) || VEC_RESERVE(p->jumps, p->jumps_cap, p->njumps + 1) ||
+        VEC_RESERVE(ld->jump_next, ld->jump_next_cap, p->njumps + 1))
         return -2;
+    uint32_t j = (uint32_t)p->njumps;
+    ld->jump_next[j] = NO_INDEX;
+    if (cur->last_jump != NO_INDEX)
+        ld->jump_next[cur->last_jump] = j;
+    else
+        cur->first_jump = j;
+    cur->last_jump = j;
+    cur->next_jump = NO_INDEX;
     (void)idxtab_find(&ld->jump_index, tag, jump_eq, p, key, &slot);
-    p->jumps[p->njumps] = *key;
-    idxtab_put(&ld->jump_index, slot, tag, (uint32_t)p->njumps++);
+    p->jumps[j] = *key;
+    idxtab_put(&ld->jump_index, slot, tag, j);
+    p->njumps++;
     return 0;
 }
 

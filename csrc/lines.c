@@ -197,11 +197,24 @@ static void sort_order(const sorter *st, uint32_t *v, uint32_t *tmp, uint32_t *b
     if (src != v) memcpy(v, src, n * sizeof *v);
 }
 
+static inline uint32_t key_hash(const key *k) {
+    uint64_t h = (k->addr * 0x9e3779b97f4a7c15ULL) ^ (k->line * 0xc2b2ae3d27d4eb4fULL) ^ k->file;
+    return (uint32_t)((h ^ (h >> 29)) * 0x165667b19e3779f9ULL >> 32);
+}
+
+static inline int key_same(const key *a, const key *b) {
+    return a->addr == b->addr && a->line == b->line && a->file == b->file;
+}
+
+/* Rewrites a stream with each position once, in (address, line, file name) order. Equal
+ * positions are summed through a hash table first, so only the distinct ones are sorted. */
 static int compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
     size_t n = s->count, width = nraw ? nraw : 1;
+    size_t slots = 16;
+    while (slots < 2 * n) slots *= 2;
     size_t per = sizeof(key) + 3 * sizeof(uint32_t) + width * sizeof(cg_cost);
-    if (n > (SIZE_MAX - sizeof(uint32_t)) / per) return LINES_NOMEM;
-    size_t bytes = n * per + sizeof(uint32_t); /* bounds takes n + 1 entries */
+    if (n > (SIZE_MAX - (slots + 1) * sizeof(uint32_t)) / per) return LINES_NOMEM;
+    size_t bytes = n * per + (slots + 1) * sizeof(uint32_t); /* bounds takes n + 1 entries */
     if (scratch->cap < bytes) {
         void *mem = realloc(scratch->mem, bytes);
         if (!mem) return LINES_NOMEM;
@@ -211,42 +224,44 @@ static int compact(line_store *s, const strtab *strings, size_t nraw, line_scrat
     key *keys = scratch->mem;
     cg_cost *costs = (cg_cost *)(keys + n);
     uint32_t *order = (uint32_t *)(costs + n * width), *tmp = order + n, *bounds = tmp + n;
+    uint32_t *table = bounds + n + 1; /* record index + 1 per slot, 0 = free */
+    memset(table, 0, slots * sizeof *table);
+    size_t distinct = 0;
     line_reader r;
     line_reader_init(&r, s);
     for (size_t i = 0; i < n; i++) {
-        line_reader_next(&r, costs + i * width, nraw);
-        keys[i].addr = r.addr;
-        keys[i].line = r.line;
-        keys[i].file = r.file;
-        order[i] = (uint32_t)i;
+        cg_cost *row = costs + distinct * width;
+        line_reader_next(&r, row, nraw);
+        key *k = &keys[distinct];
+        k->addr = r.addr;
+        k->line = r.line;
+        k->file = r.file;
+        size_t slot = key_hash(k) & (slots - 1);
+        while (table[slot] && !key_same(&keys[table[slot] - 1], k)) slot = (slot + 1) & (slots - 1);
+        if (!table[slot]) {
+            table[slot] = (uint32_t)distinct + 1;
+            order[distinct] = (uint32_t)distinct;
+            distinct++;
+            continue;
+        }
+        cg_cost *sum = costs + (size_t)(table[slot] - 1) * width;
+        for (size_t e = 0; e < nraw; e++)
+            if (__builtin_add_overflow(sum[e], row[e], &sum[e])) return LINES_OVERFLOW;
     }
     sorter st = {keys, strings};
-    sort_order(&st, order, tmp, bounds, n);
-    /* sum equal positions into the first of each run, then write the runs out again */
+    sort_order(&st, order, tmp, bounds, distinct);
     line_store out;
     memset(&out, 0, sizeof out);
-    size_t i = 0;
-    while (i < n) {
-        uint32_t first = order[i];
-        cg_cost *sum = costs + (size_t)first * width;
-        size_t j = i + 1;
-        for (; j < n && key_cmp(&st, first, order[j]) == 0; j++) {
-            const cg_cost *add = costs + (size_t)order[j] * width;
-            for (size_t e = 0; e < nraw; e++) {
-                if (__builtin_add_overflow(sum[e], add[e], &sum[e])) {
-                    line_store_free(&out);
-                    return LINES_OVERFLOW;
-                }
-            }
-        }
+    for (size_t i = 0; i < distinct; i++) {
+        uint32_t d = order[i];
+        const cg_cost *row = costs + (size_t)d * width;
         size_t k = nraw;
-        while (k && sum[k - 1] == 0) k--;
+        while (k && row[k - 1] == 0) k--;
         if (reserve(&out, worst_case(k))) {
             line_store_free(&out);
             return LINES_NOMEM;
         }
-        encode(&out, keys[first].file, keys[first].line, keys[first].addr, sum, k);
-        i = j;
+        encode(&out, keys[d].file, keys[d].line, keys[d].addr, row, k);
     }
     line_store_free(s);
     *s = out;
@@ -268,7 +283,7 @@ int line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, cons
     if (s->count == UINT32_MAX) return LINES_NOMEM;
     encode(s, file, line, addr, costs, n);
     /* out of order: duplicates may pile up (Xdebug repeats a function for every call) */
-    if (!s->sorted && s->count >= 2 * (uint64_t)s->distinct + 64)
+    if (!s->sorted && s->count >= 8 * (uint64_t)s->distinct + 256)
         return compact(s, strings, nraw, scratch);
     return LINES_OK;
 }

@@ -5,8 +5,8 @@
  * the costs up to the last nonzero one), in chunks of growing size. While the records arrive in
  * strictly increasing (address, line) order — callgrind writes a function's instructions in
  * address order — the stream is already final: sorted, with no position twice. Otherwise it is
- * compacted: decoded, sorted by (address, line, file name), equal positions summed, encoded
- * again. Compaction also runs while loading, when a stream has grown to twice its last
+ * compacted: decoded, equal positions summed, sorted by (address, line, file name), encoded
+ * again. Compaction also runs while loading, when a stream has grown to eight times its last
  * compacted size, so that memory follows the distinct positions, not the input's lines. */
 #ifndef CG_LINES_H
 #define CG_LINES_H

@@ -47,6 +47,9 @@ void cg_loader_free(cg_loader *ld) {
     free(ld->descs);
     free(ld->fn_defined);
     free(ld->call_guessed);
+    free(ld->cursors);
+    free(ld->call_next);
+    free(ld->jump_next);
     parse_state_free(&ld->st);
     free(ld);
 }

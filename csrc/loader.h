@@ -66,6 +66,14 @@ typedef struct fn_cache_entry {
     uint32_t name, file, object, fn; /* fn + 1, 0 = empty */
 } fn_cache_entry;
 
+/* What a function's next call and jump are expected to be: a new block of a function that was
+ * read before repeats its records in the same order (callgrind's contexts, Xdebug's calls), so
+ * the record after the last one matched is compared before any hash lookup. */
+typedef struct fn_cursor {
+    uint32_t first_call, last_call, next_call;
+    uint32_t first_jump, last_jump, next_jump;
+} fn_cursor;
+
 struct cg_loader {
     cg_profile *p;
     cg_options opts;
@@ -77,6 +85,9 @@ struct cg_loader {
     /* For resolve.c: functions bound by a fn= line, calls whose callee file was guessed. */
     unsigned char *fn_defined, *call_guessed;
     size_t fn_defined_cap, call_guessed_cap;
+    fn_cursor *cursors;              /* per function */
+    uint32_t *call_next, *jump_next; /* the next record of the same function, in reading order */
+    size_t cursors_cap, call_next_cap, jump_next_cap;
     parse_state st;
     size_t sections_read;           /* every section of every input, kept or not */
     cg_cost values[MAX_RAW_EVENTS]; /* scratch for one line's costs */
@@ -94,7 +105,7 @@ int build_line(cg_loader *ld, uint32_t fn, uint32_t file, uint64_t line, uint64_
 /* Returns 0, -1 when the summed call count overflows (the row is still set), -2 out of memory.
  * `guessed` tells that the callee's file was not given in the input. */
 int build_call(cg_loader *ld, const call_rec *key, int guessed, cg_cost **row);
-/* Marks a function as bound by a fn= line. */
+/* Marks a function as bound by a fn= line, where a block of its records begins. */
 int build_defined(cg_loader *ld, uint32_t fn);
 
 /* ---- resolve.c: callees named without their file ---- */

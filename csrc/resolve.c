@@ -82,6 +82,10 @@ static int rebuild_calls(cg_loader *ld, const uint32_t *target, cg_error *err) {
     ld->call_guessed = NULL;
     ld->call_guessed_cap = 0;
     idxtab_free(&ld->call_index);
+    for (size_t f = 0; f < p->nfns; f++) {
+        fn_cursor *cur = &ld->cursors[f];
+        cur->first_call = cur->last_call = cur->next_call = NO_INDEX;
+    }
     int rc = 0;
     for (size_t c = 0; c < n && rc == 0; c++) {
         call_rec key = old[c];
