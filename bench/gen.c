@@ -653,11 +653,16 @@ static void put_file(cgen *g, const char *key, uint32_t f) {
     put_name(g, key, g->file_defined, f, g->files[f].id, g->files[f].name);
 }
 
-/* A subposition as callgrind writes it: relative within 99 of the last one, else absolute. */
-static void put_addr(out *o, uint64_t v, uint64_t last) {
+/* A subposition as callgrind writes it: relative within 99 of the last one, else absolute
+ * (addresses in hex, lines in decimal). */
+static void put_subposition(out *o, uint64_t v, uint64_t last, int hex) {
     int64_t d = (int64_t)(v - last);
     if (last == 0 || d <= -100 || d >= 100) {
-        put_hex(o, v);
+        if (hex) {
+            put_hex(o, v);
+        } else {
+            put_u(o, v);
+        }
     } else if (d > 0) {
         putc_(o, '+');
         put_u(o, (uint64_t)d);
@@ -670,20 +675,12 @@ static void put_addr(out *o, uint64_t v, uint64_t last) {
     putc_(o, ' ');
 }
 
+static void put_addr(out *o, uint64_t v, uint64_t last) {
+    put_subposition(o, v, last, 1);
+}
+
 static void put_line(out *o, uint64_t v, uint64_t last) {
-    int64_t d = (int64_t)(v - last);
-    if (last == 0 || d <= -100 || d >= 100) {
-        put_u(o, v);
-    } else if (d > 0) {
-        putc_(o, '+');
-        put_u(o, (uint64_t)d);
-    } else if (d == 0) {
-        putc_(o, '*');
-    } else {
-        putc_(o, '-');
-        put_u(o, (uint64_t)-d);
-    }
-    putc_(o, ' ');
+    put_subposition(o, v, last, 0);
 }
 
 /* Writes the position and makes it the last one. */
@@ -765,9 +762,10 @@ static void switch_file(cgen *g, const func *fn, uint8_t slot) {
 static void write_calls(cgen *g, const func *fn, const block *bb, uint64_t count) {
     out *o = g->o;
     uint64_t c[13];
+    uint64_t shares = (uint64_t)bb->ncallees * (bb->ncallees + 1) / 2;
     for (int k = 0; k < bb->ncallees; k++) {
-        /* calls through a pointer spread over their targets */
-        uint64_t n = bb->ncallees == 1 ? count : count * (uint64_t)(k + 1) / 3;
+        /* calls through a pointer spread over their targets: 1/3 and 2/3, or 1/6, 2/6, 3/6 */
+        uint64_t n = count * (uint64_t)(k + 1) / shares;
         if (n == 0) continue;
         uint32_t callee = bb->callees[k];
         const func *cf = &g->fns[callee];
