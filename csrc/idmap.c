@@ -7,7 +7,7 @@
 
 /* Ids below this bound always get a dense slot; above it only while the array stays small
  * compared with the number of definitions. */
-enum { DENSE_FREE = 1 << 16 };
+enum { DENSE_FREE = 1 << 20 };
 
 void idmap_init(idmap *m) {
     memset(m, 0, sizeof *m);

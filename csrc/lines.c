@@ -283,7 +283,7 @@ int line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, cons
     if (s->count == UINT32_MAX) return LINES_NOMEM;
     encode(s, file, line, addr, costs, n);
     /* out of order: duplicates may pile up (Xdebug repeats a function for every call) */
-    if (!s->sorted && s->count >= 8 * (uint64_t)s->distinct + 256)
+    if (!s->sorted && s->count >= 4 * (uint64_t)s->distinct + 256)
         return compact(s, strings, nraw, scratch);
     return LINES_OK;
 }

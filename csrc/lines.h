@@ -6,7 +6,7 @@
  * strictly increasing (address, line) order — callgrind writes a function's instructions in
  * address order — the stream is already final: sorted, with no position twice. Otherwise it is
  * compacted: decoded, equal positions summed, sorted by (address, line, file name), encoded
- * again. Compaction also runs while loading, when a stream has grown to eight times its last
+ * again. Compaction also runs while loading, when a stream has grown to four times its last
  * compacted size, so that memory follows the distinct positions, not the input's lines. */
 #ifndef CG_LINES_H
 #define CG_LINES_H

@@ -60,7 +60,7 @@ typedef struct parse_state {
     uint64_t assoc_target[COL_COUNT];
 } parse_state;
 
-#define FN_CACHE_BITS 12
+#define FN_CACHE_BITS 15
 
 typedef struct fn_cache_entry {
     uint32_t name, file, object, fn; /* fn + 1, 0 = empty */
