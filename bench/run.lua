@@ -471,6 +471,12 @@ local function report(entries)
   add()
   add(lua_table(entries))
   add()
+  -- the hand-written analysis of the misses, kept beside the figures
+  local analysis = io.open("bench/analysis.md", "r")
+  if analysis then
+    add(analysis:read("*a"))
+    analysis:close()
+  end
   return table.concat(lines, "\n")
 end
 
