@@ -12,6 +12,8 @@ typedef struct analysis {
     cg_profile *p;
     cg_error *err;
     int tolerant;
+    const char *where; /* input name and line the faults are reported at: the end of input */
+    uint64_t line;
 } analysis;
 
 static int nomem(analysis *a) {
@@ -25,13 +27,13 @@ static int nomem(analysis *a) {
 static int overflow(analysis *a, const char *what, uint32_t fn) {
     cg_profile *p = a->p;
     char msg[700];
-    snprintf(msg, sizeof msg, "%s: %s of '%s' does not fit in 64 bits",
-             p->nsections ? strtab_get(&p->strings, p->sections[0].source) : "profile", what,
+    snprintf(msg, sizeof msg, "%s:%llu: %s of '%s' does not fit in 64 bits", a->where,
+             (unsigned long long)a->line, what,
              fn == NO_INDEX ? "the profile" : strtab_get(&p->strings, p->fns[fn].name));
     if (!a->tolerant) {
         snprintf(a->err->message, sizeof a->err->message, "%s", msg);
         a->err->code = CG_ERR_OVERFLOW;
-        a->err->line = 0;
+        a->err->line = a->line;
         return -1;
     }
     return profile_warn(p, msg) ? nomem(a) : 0;
@@ -345,8 +347,9 @@ static int order_calls_by_caller(analysis *a) {
     return rc ? nomem(a) : 0;
 }
 
-int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolerant) {
-    analysis a = {p, err, tolerant};
+int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolerant,
+                 const char *where, uint64_t line) {
+    analysis a = {p, err, tolerant, where ? where : "profile", line};
     if (order_calls_by_caller(&a)) return -1;
     if (group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, caller),
                  &p->callee_begin, &p->callee_index) ||

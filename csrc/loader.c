@@ -129,7 +129,8 @@ cg_profile *cg_loader_finish(cg_loader *ld, cg_error *err) {
     idxtab_free(&ld->call_index);
     idxtab_free(&ld->jump_index);
     parse_state_free(&ld->st);
-    if (apply_event_descs(ld, err) || analysis_run(p, &ld->scratch, err, ld->opts.tolerant)) {
+    if (apply_event_descs(ld, err) ||
+        analysis_run(p, &ld->scratch, err, ld->opts.tolerant, ld->st.name, ld->st.lineno)) {
         cg_loader_free(ld);
         return NULL;
     }

@@ -149,6 +149,8 @@ cg_profile *profile_new(void);
 int profile_warn(cg_profile *p, const char *message);
 
 /* Runs once when loading ends: self and inclusive costs, indexes, cycles, derived events. */
-int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolerant);
+/* Faults (sums beyond 64 bits) are reported at `where`:`line`, the end of the last input. */
+int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolerant,
+                 const char *where, uint64_t line);
 
 #endif

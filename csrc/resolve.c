@@ -98,8 +98,8 @@ static int rebuild_calls(cg_loader *ld, const uint32_t *target, cg_error *err) {
         }
         if (r || row_add(row, costs_row(&old_costs, p->nraw, c), p->nraw)) {
             char msg[600];
-            snprintf(msg, sizeof msg, "%s: calls to '%s' sum beyond 64 bits",
-                     strtab_get(&p->strings, p->sections[0].source),
+            snprintf(msg, sizeof msg, "%s:%llu: calls to '%s' sum beyond 64 bits",
+                     ld->st.name ? ld->st.name : "profile", (unsigned long long)ld->st.lineno,
                      strtab_get(&p->strings, p->fns[key.callee].name));
             if (!ld->opts.tolerant) {
                 set_error(err, CG_ERR_OVERFLOW, 0, "%s", msg);

@@ -228,6 +228,27 @@ describe("a tolerant load of malformed input", function()
   end)
 end)
 
+describe("sums beyond 64 bits found by the analysis", function()
+  local text = "events: Ir\nfn=a\n1 1\nfn=b\n1 1\ncfn=a\ncalls=1 1\n1 9223372036854775807\n" ..
+    "fn=c\n1 1\ncfn=a\ncalls=1 1\n1 9223372036854775807\n"
+
+  it("stop a strict load, reported at the end of the input", function()
+    local prof, err, kind = callgrind.parse(text, "o.out")
+    assert.is_nil(prof)
+    assert.equal("o.out:13: the inclusive cost of 'a' does not fit in 64 bits", err)
+    assert.equal("overflow", kind)
+  end)
+
+  it("saturate with a warning in a tolerant load", function()
+    local prof = assert(callgrind.parse(text, "o.out", { strict = false }))
+    -- a: two calls of 2^63 - 1; b and c: 1 of self cost plus such a call
+    assert.same({ "o.out:13: the inclusive cost of 'a' does not fit in 64 bits",
+      "o.out:13: the inclusive cost of 'b' does not fit in 64 bits",
+      "o.out:13: the inclusive cost of 'c' does not fit in 64 bits" }, prof:warnings())
+    assert.equal(math.maxinteger or 2 ^ 63, prof:find("a"):inclusive(1))
+  end)
+end)
+
 describe("faults no mode skips", function()
   it("refuses format version 2 and above", function()
     for _, strict in ipairs { true, false } do
