@@ -61,6 +61,8 @@ end
 
 local available_cache
 function M.available()
+  -- under memcheck the specs run without valgrind's own tools (valgrind does not nest)
+  if os.getenv("CALLGRIND_SPEC_NO_VALGRIND") then return false end
   if available_cache == nil then
     available_cache = on_path("gcc") and on_path("valgrind") and on_path("callgrind_annotate")
   end
