@@ -74,6 +74,17 @@ describe("callgrind.load", function()
     os.remove(empty)
   end)
 
+  it("returns nil and a message for a file that cannot be read", function()
+    -- open() succeeds, read() fails: the kernel refuses to read this file from offset 0
+    local prof, err, kind = callgrind.load("/proc/self/mem")
+    assert.is_nil(prof)
+    assert.equal("/proc/self/mem: Input/output error", err)
+    assert.equal("io", kind)
+    prof, err = callgrind.load("/dev/null")
+    assert.is_nil(prof)
+    assert.equal("/dev/null:0: empty input", err)
+  end)
+
   it("names the file of a list that failed", function()
     local good = tmpfile(small)
     local prof, err = callgrind.load { good, "/nonexistent/b.out" }
