@@ -86,3 +86,43 @@ $(BENCH_BIN)/driver: bench/driver.c $(CORE_LIB) csrc/callgrind.h
 $(BENCH_BIN)/%: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $<
+
+# Robustness. `make sanitize` builds the library, the C tests and the Lua module with
+# AddressSanitizer and UndefinedBehaviorSanitizer and runs the whole suite against them;
+# `make memcheck` runs the C tests and the specs under valgrind's memcheck; `make fuzz` runs the
+# libFuzzer harness for FUZZ_SECONDS (see fuzz/README.md).
+SAN_FLAGS    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_BUILD    := build/sanitize
+SAN_PRELOAD  := $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := build/fuzz
+FUZZ_CORPORA := $(wildcard ../shared/testdata/valgrind ../shared/testdata/thirdparty/gprof2dot \
+                  ../shared/testdata/thirdparty/kcachegrind ../shared/testdata/thirdparty/pprof \
+                  ../shared/testdata/thirdparty/webgrind-xdebugtoolkit)
+MEMCHECK     := valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
+                  --errors-for-leak-kinds=definite,indirect
+
+.PHONY: sanitize memcheck fuzz
+
+sanitize: deps
+	$(MAKE) BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDLIBS="-lz -fsanitize=address,undefined" test-c
+	$(MAKE) BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDLIBS="-lz -fsanitize=address,undefined" \
+	    $(SAN_BUILD)/callgrind/core.so
+	LD_PRELOAD="$(SAN_PRELOAD)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	    LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;;" LUA_CPATH="$(SAN_BUILD)/?.so;;" \
+	    $(BUSTED) --output=utfTerminal spec
+
+memcheck: deps $(C_TESTS) $(MODULE)
+	@for t in $(C_TESTS); do echo "== memcheck $$t"; $(MEMCHECK) $$t || exit 1; done
+	CALLGRIND_SPEC_NO_VALGRIND=1 $(LUA_ENV) $(MEMCHECK) $(BUSTED) --output=utfTerminal spec
+
+fuzz: $(FUZZ_BUILD)/fuzz_load
+	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts
+	$(FUZZ_BUILD)/fuzz_load -max_total_time=$(FUZZ_SECONDS) -dict=fuzz/fuzz.dict -max_len=16384 \
+	    -timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/artifacts/ -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus fuzz/seeds $(FUZZ_CORPORA)
+
+$(FUZZ_BUILD)/fuzz_load: fuzz/fuzz_load.c $(CORE_SRCS) $(wildcard csrc/*.h)
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    -Icsrc -o $@ fuzz/fuzz_load.c $(CORE_SRCS) -lz

@@ -25,9 +25,16 @@ local function quote(s)
 end
 M.quote = quote
 
+-- The tools run here (gcc, valgrind, callgrind_annotate) must not inherit a preloaded
+-- sanitizer runtime: `make sanitize` preloads one for the Lua process only.
+local function tool(command)
+  if not os.getenv("LD_PRELOAD") then return command end
+  return "env -u LD_PRELOAD sh -c " .. quote(command)
+end
+
 -- os.execute returns a number on 5.1 and (ok, "exit", code) on 5.2+.
 local function execute(command)
-  local a, _, c = os.execute(command)
+  local a, _, c = os.execute(tool(command))
   if type(a) == "number" then
     return a == 0
   end
@@ -593,7 +600,7 @@ function M.annotate(path, opts)
   parts[#parts + 1] = quote(path)
   local err_path = dir .. "/ca.stderr"
   local command = table.concat(parts, " ") .. " 2>" .. quote(err_path)
-  local pipe = io.popen(command)
+  local pipe = io.popen(tool(command))
   local text = pipe:read("*a")
   pipe:close()
   local result, err = M.parse_annotate(text, opts)
