@@ -61,7 +61,7 @@ int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t obj
         return cached->fn - 1;
     fn_rec key = {name, file, object, NO_INDEX, 0};
     uint32_t tag =
-        (uint32_t)hash_mix(hash_combine(hash_combine(hash_combine(HASH_SEED, name), file), object));
+        (uint32_t)hash_mix(hash_combine(hash_combine(hash_combine(ld->seed, name), file), object));
     size_t slot;
     int64_t found = idxtab_find(&ld->fn_index, tag, fn_eq, p, &key, &slot);
     if (found >= 0) {
@@ -125,8 +125,8 @@ int build_call(cg_loader *ld, const call_rec *key, int guessed, cg_cost **row_ou
     if (cur->next_call != NO_INDEX && call_eq(p, cur->next_call, key)) {
         found = cur->next_call;
     } else {
-        uint64_t h = hash_combine(hash_combine(hash_combine(HASH_SEED, key->caller), key->callee),
-                                  key->file);
+        uint64_t h =
+            hash_combine(hash_combine(hash_combine(ld->seed, key->caller), key->callee), key->file);
         tag = (uint32_t)hash_mix(hash_combine(hash_combine(h, key->line), key->addr));
         found = idxtab_find(&ld->call_index, tag, call_eq, p, key, &slot);
     }
@@ -179,7 +179,7 @@ int build_jump(cg_loader *ld, const jump_rec *key) {
     if (cur->next_jump != NO_INDEX && jump_eq(p, cur->next_jump, key)) {
         found = cur->next_jump;
     } else {
-        uint64_t h = hash_combine(hash_combine(hash_combine(HASH_SEED, key->fn), key->from_file),
+        uint64_t h = hash_combine(hash_combine(hash_combine(ld->seed, key->fn), key->from_file),
                                   key->from_line);
         h = hash_combine(hash_combine(h, key->from_addr), key->to_fn);
         h = hash_combine(hash_combine(h, key->to_file), key->to_line);

@@ -9,14 +9,15 @@
  * compared with the number of definitions. */
 enum { DENSE_FREE = 1 << 20 };
 
-void idmap_init(idmap *m) {
+void idmap_init(idmap *m, uint64_t seed) {
     memset(m, 0, sizeof *m);
+    m->seed = seed;
 }
 
 void idmap_free(idmap *m) {
     free(m->dense);
     free(m->sparse);
-    idmap_init(m);
+    idmap_init(m, m->seed);
 }
 
 void idmap_clear(idmap *m) {
@@ -29,7 +30,7 @@ void idmap_clear(idmap *m) {
 int64_t idmap_get(const idmap *m, uint64_t id) {
     if (id < m->dense_cap) return (int64_t)m->dense[id] - 1;
     if (!m->sparse) return -1;
-    size_t i = hash_mix(id) & m->sparse_mask;
+    size_t i = hash_mix(id ^ m->seed) & m->sparse_mask;
     while (m->sparse[i].value) {
         if (m->sparse[i].id == id) return (int64_t)m->sparse[i].value - 1;
         i = (i + 1) & m->sparse_mask;
@@ -39,7 +40,7 @@ int64_t idmap_get(const idmap *m, uint64_t id) {
 
 static int sparse_set(idmap *m, uint64_t id, uint32_t value) {
     if (m->sparse) {
-        size_t i = hash_mix(id) & m->sparse_mask;
+        size_t i = hash_mix(id ^ m->seed) & m->sparse_mask;
         while (m->sparse[i].value) {
             if (m->sparse[i].id == id) {
                 m->sparse[i].value = value + 1;
@@ -55,7 +56,7 @@ static int sparse_set(idmap *m, uint64_t id, uint32_t value) {
         if (!slots) return -1;
         for (size_t k = 0; k < cap; k++) {
             if (!m->sparse[k].value) continue;
-            size_t j = hash_mix(m->sparse[k].id) & (ncap - 1);
+            size_t j = hash_mix(m->sparse[k].id ^ m->seed) & (ncap - 1);
             while (slots[j].value) j = (j + 1) & (ncap - 1);
             slots[j] = m->sparse[k];
         }
@@ -63,7 +64,7 @@ static int sparse_set(idmap *m, uint64_t id, uint32_t value) {
         m->sparse = slots;
         m->sparse_mask = ncap - 1;
     }
-    size_t i = hash_mix(id) & m->sparse_mask;
+    size_t i = hash_mix(id ^ m->seed) & m->sparse_mask;
     while (m->sparse[i].value) i = (i + 1) & m->sparse_mask;
     m->sparse[i].id = id;
     m->sparse[i].value = value + 1;

@@ -16,9 +16,10 @@ typedef struct idmap {
     } * sparse;
     size_t sparse_mask, sparse_count;
     size_t defined;
+    uint64_t seed;
 } idmap;
 
-void idmap_init(idmap *m);
+void idmap_init(idmap *m, uint64_t seed);
 void idmap_free(idmap *m);
 void idmap_clear(idmap *m);
 /* Name id bound to `id`, or -1 when undefined. */

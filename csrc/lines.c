@@ -197,8 +197,9 @@ static void sort_order(const sorter *st, uint32_t *v, uint32_t *tmp, uint32_t *b
     if (src != v) memcpy(v, src, n * sizeof *v);
 }
 
-static inline uint32_t key_hash(const key *k) {
-    uint64_t h = (k->addr * 0x9e3779b97f4a7c15ULL) ^ (k->line * 0xc2b2ae3d27d4eb4fULL) ^ k->file;
+static inline uint32_t key_hash(const key *k, uint64_t seed) {
+    uint64_t h =
+        ((k->addr ^ seed) * 0x9e3779b97f4a7c15ULL) ^ (k->line * 0xc2b2ae3d27d4eb4fULL) ^ k->file;
     return (uint32_t)((h ^ (h >> 29)) * 0x165667b19e3779f9ULL >> 32);
 }
 
@@ -236,7 +237,7 @@ static int compact(line_store *s, const strtab *strings, size_t nraw, line_scrat
         k->addr = r.addr;
         k->line = r.line;
         k->file = r.file;
-        size_t slot = key_hash(k) & (slots - 1);
+        size_t slot = key_hash(k, scratch->seed) & (slots - 1);
         while (table[slot] && !key_same(&keys[table[slot] - 1], k)) slot = (slot + 1) & (slots - 1);
         if (!table[slot]) {
             table[slot] = (uint32_t)distinct + 1;

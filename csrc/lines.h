@@ -32,6 +32,7 @@ typedef struct line_store {
 typedef struct line_scratch {
     void *mem;
     size_t cap;
+    uint64_t seed; /* of the compaction's hash table */
 } line_scratch;
 
 enum { LINES_OK = 0, LINES_NOMEM = -1, LINES_OVERFLOW = -2 };

@@ -1,9 +1,18 @@
 /* loader.c - the loading API: inputs are parsed into one model, then analysed. */
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "loader.h"
+
+uint64_t hash_new_seed(const void *salt) {
+    uint64_t h = hash_combine(HASH_SEED, (uint64_t)time(NULL));
+    h = hash_combine(h, (uint64_t)(uintptr_t)salt);
+    h = hash_combine(h, (uint64_t)(uintptr_t)&h);
+    return hash_mix(hash_combine(h, (uint64_t)clock()));
+}
 
 void set_error(cg_error *err, int code, uint64_t line, const char *fmt, ...) {
     if (!err) return;
@@ -25,14 +34,17 @@ static void clear_error(cg_error *err) {
 cg_loader *cg_loader_new(const cg_options *opts, cg_error *err) {
     clear_error(err);
     cg_loader *ld = calloc(1, sizeof *ld);
-    if (!ld || !(ld->p = profile_new())) {
+    uint64_t seed = hash_new_seed(ld);
+    if (!ld || !(ld->p = profile_new(seed))) {
         free(ld);
         set_error(err, CG_ERR_NOMEM, 0, "out of memory");
         return NULL;
     }
     if (opts) ld->opts = *opts;
     ld->p->max_warnings = ld->opts.max_warnings ? ld->opts.max_warnings : 1000;
-    for (int t = 0; t < IDS_COUNT; t++) idmap_init(&ld->st.ids[t]);
+    ld->seed = seed;
+    ld->scratch.seed = seed;
+    for (int t = 0; t < IDS_COUNT; t++) idmap_init(&ld->st.ids[t], seed);
     ld->st.section = CG_NONE;
     return ld;
 }

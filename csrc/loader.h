@@ -76,6 +76,7 @@ typedef struct fn_cursor {
 
 struct cg_loader {
     cg_profile *p;
+    uint64_t seed; /* of every hash table of the load */
     cg_options opts;
     idxtab fn_index, call_index, jump_index;
     fn_cache_entry fn_cache[1 << FN_CACHE_BITS];

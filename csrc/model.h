@@ -144,7 +144,7 @@ static inline int count_add(uint64_t *acc, uint64_t v) {
     return 0;
 }
 
-cg_profile *profile_new(void);
+cg_profile *profile_new(uint64_t seed);
 /* Records a warning (kept up to max_warnings, then only counted); -1 when out of memory. */
 int profile_warn(cg_profile *p, const char *message);
 

@@ -5,11 +5,11 @@
 #include "model.h"
 #include "vec.h"
 
-cg_profile *profile_new(void) {
+cg_profile *profile_new(uint64_t seed) {
     cg_profile *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     arena_init(&p->mem);
-    if (strtab_init(&p->strings)) {
+    if (strtab_init(&p->strings, seed)) {
         free(p);
         return NULL;
     }

@@ -20,8 +20,8 @@ static int name_object_eq(const void *ctx, uint32_t index, const void *key) {
     return a->name == b->name && a->object == b->object;
 }
 
-static uint32_t name_object_tag(const fn_rec *f) {
-    return (uint32_t)hash_mix(hash_combine(hash_combine(HASH_SEED, f->name), f->object));
+static uint32_t name_object_tag(const fn_rec *f, uint64_t seed) {
+    return (uint32_t)hash_mix(hash_combine(hash_combine(seed, f->name), f->object));
 }
 
 static int nomem(cg_error *err) {
@@ -40,7 +40,7 @@ static uint32_t *unique_definitions(cg_loader *ld) {
     int ok = target && ambiguous;
     for (size_t f = 0; ok && f < p->nfns; f++) {
         if (!ld->fn_defined[f]) continue;
-        uint32_t tag = name_object_tag(&p->fns[f]);
+        uint32_t tag = name_object_tag(&p->fns[f], ld->seed);
         size_t slot;
         int64_t first = idxtab_find(&index, tag, name_object_eq, p, &p->fns[f], &slot);
         if (first >= 0) {
@@ -56,8 +56,8 @@ static uint32_t *unique_definitions(cg_loader *ld) {
         target[f] = NO_INDEX;
         if (ld->fn_defined[f]) continue;
         size_t slot;
-        int64_t def =
-            idxtab_find(&index, name_object_tag(&p->fns[f]), name_object_eq, p, &p->fns[f], &slot);
+        int64_t def = idxtab_find(&index, name_object_tag(&p->fns[f], ld->seed), name_object_eq, p,
+                                  &p->fns[f], &slot);
         if (def >= 0 && !ambiguous[def]) target[f] = (uint32_t)def;
     }
     idxtab_free(&index);

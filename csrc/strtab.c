@@ -16,8 +16,9 @@ static int str_eq(const void *ctx, uint32_t index, const void *key) {
     return t->entries[index].len == k->len && memcmp(t->entries[index].s, k->s, k->len) == 0;
 }
 
-int strtab_init(strtab *t) {
+int strtab_init(strtab *t, uint64_t seed) {
     memset(t, 0, sizeof *t);
+    t->seed = seed;
     arena_init(&t->mem);
     return strtab_intern(t, "", 0) == 0 ? 0 : -1;
 }
@@ -32,13 +33,13 @@ void strtab_free(strtab *t) {
 int64_t strtab_lookup(const strtab *t, const char *s, size_t len) {
     str_key key = {s, len};
     size_t slot;
-    return idxtab_find(&t->index, (uint32_t)hash_bytes(s, len), str_eq, t, &key, &slot);
+    return idxtab_find(&t->index, (uint32_t)hash_bytes(s, len, t->seed), str_eq, t, &key, &slot);
 }
 
 int64_t strtab_intern(strtab *t, const char *s, size_t len) {
     if (len > UINT32_MAX) return -1;
     str_key key = {s, len};
-    uint32_t tag = (uint32_t)hash_bytes(s, len);
+    uint32_t tag = (uint32_t)hash_bytes(s, len, t->seed);
     size_t slot;
     int64_t found = idxtab_find(&t->index, tag, str_eq, t, &key, &slot);
     if (found >= 0) return found;

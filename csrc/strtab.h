@@ -17,9 +17,10 @@ typedef struct strtab {
     } * entries;
     size_t count, cap;
     idxtab index;
+    uint64_t seed;
 } strtab;
 
-int strtab_init(strtab *t);
+int strtab_init(strtab *t, uint64_t seed);
 void strtab_free(strtab *t);
 /* Returns the id of the string, adding it when new; -1 when out of memory. */
 int64_t strtab_intern(strtab *t, const char *s, size_t len);

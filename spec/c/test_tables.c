@@ -5,7 +5,7 @@
 
 int main(void) {
     strtab t;
-    CHECK_INT(0, strtab_init(&t));
+    CHECK_INT(0, strtab_init(&t, 12345));
     CHECK_STR("", strtab_get(&t, 0));
     int64_t a = strtab_intern(&t, "main", 4);
     int64_t b = strtab_intern(&t, "mainly", 4); /* the same four bytes */
@@ -28,7 +28,7 @@ int main(void) {
     strtab_free(&t);
 
     idmap m;
-    idmap_init(&m);
+    idmap_init(&m, 777);
     CHECK_INT(-1, idmap_get(&m, 1));
     CHECK_INT(0, idmap_set(&m, 1, 10));
     CHECK_INT(0, idmap_set(&m, 730, 11));
