@@ -11,8 +11,10 @@ CPPFLAGS     += -D_POSIX_C_SOURCE=200809L
 LDLIBS       := -lz
 
 BUILD        := build/$(LUA_VERSION)
-CORE_SRCS    := $(filter-out csrc/lcallgrind.c,$(wildcard csrc/*.c))
+CORE_SRCS    := $(wildcard csrc/*.c)
 CORE_OBJS    := $(patsubst csrc/%.c,$(BUILD)/obj/%.o,$(CORE_SRCS))
+BINDING_SRCS := $(wildcard csrc/binding/*.c)
+BINDING_OBJS := $(patsubst csrc/%.c,$(BUILD)/obj/%.o,$(BINDING_SRCS))
 MODULE       := $(BUILD)/callgrind/core.so
 CORE_LIB     := $(BUILD)/libcallgrind.a
 C_TESTS      := $(patsubst spec/c/%.c,$(BUILD)/ctest/%,$(wildcard spec/c/test_*.c))
@@ -20,7 +22,7 @@ C_TESTS      := $(patsubst spec/c/%.c,$(BUILD)/ctest/%,$(wildcard spec/c/test_*.
 BUSTED       := $(LUA) /usr/bin/busted
 LUA_ENV      := LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;;" LUA_CPATH="$(BUILD)/?.so;;"
 
-.PHONY: all deps test test-c test-lua demo clean format install
+.PHONY: all deps test test-c test-lua test-all jit-module nvim demo clean format install
 
 all: $(MODULE)
 
@@ -29,17 +31,17 @@ deps:
 
 $(BUILD)/obj/%.o: csrc/%.c $(wildcard csrc/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
 $(CORE_LIB): $(CORE_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/obj/lcallgrind.o: csrc/lcallgrind.c $(wildcard csrc/*.h)
+$(BUILD)/obj/binding/%.o: csrc/binding/%.c $(wildcard csrc/*.h csrc/binding/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -I$(LUA_INCDIR) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -Icsrc -I$(LUA_INCDIR) -c $< -o $@
 
-$(MODULE): $(BUILD)/obj/lcallgrind.o $(CORE_LIB)
+$(MODULE): $(BINDING_OBJS) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $^ $(LDLIBS)
 
@@ -47,25 +49,52 @@ $(BUILD)/ctest/%: spec/c/%.c $(CORE_LIB) spec/c/ctest.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -Icsrc -o $@ $< $(CORE_LIB) $(LDLIBS)
 
-test: deps test-c test-lua
+# `make test` runs the C tests once and the busted suite on every Lua interpreter installed
+# (LUAS names them; CI names all five so that a missing one fails); `make test-lua` runs the
+# suite on $(LUA) only. The Neovim specs need the LuaJIT module, built whenever LuaJIT is there.
+ALL_LUAS     := lua5.1 lua5.2 lua5.3 lua5.4 luajit
+LUAS         ?= $(foreach lua,$(ALL_LUAS),$(if $(shell command -v $(lua)),$(lua)))
+JIT_INCDIR   := /usr/include/luajit-2.1
+JIT_MODULE   := build/jit/callgrind/core.so
+
+test: deps test-c test-all
 
 test-c: $(C_TESTS)
 	@for t in $(C_TESTS); do echo "== $$t"; $$t || exit 1; done
 
-test-lua: $(MODULE)
+test-lua: $(MODULE) $(if $(wildcard $(JIT_INCDIR)/lua.h),jit-module)
 	$(LUA_ENV) $(BUSTED) --output=utfTerminal spec
+
+test-all:
+	@set -e; for lua in $(LUAS); do \
+	    case $$lua in \
+	        luajit) version=jit; incdir=$(JIT_INCDIR) ;; \
+	        *) version=$${lua#lua}; incdir=/usr/include/lua$$version ;; \
+	    esac; \
+	    echo "== busted on $$lua"; \
+	    $(MAKE) --no-print-directory LUA=$$lua LUA_VERSION=$$version LUA_INCDIR=$$incdir test-lua; \
+	done
+
+# The module for LuaJIT, which Neovim embeds; `make nvim` puts it where Neovim's runtimepath
+# loader finds it (lua/callgrind/core.so), for using the plugin from a checkout.
+jit-module:
+	@$(MAKE) --no-print-directory LUA=luajit LUA_VERSION=jit LUA_INCDIR=$(JIT_INCDIR) \
+	    CFLAGS="-O2 -g" BUILD=build/jit all
+
+nvim: jit-module
+	cp $(JIT_MODULE) lua/callgrind/core.so
 
 demo: deps $(MODULE)
 	$(LUA_ENV) $(LUA) examples/top.lua examples/data/sample.callgrind.gz
 
 format:
-	clang-format -i csrc/*.c csrc/*.h spec/c/*.c spec/c/*.h
+	clang-format -i csrc/*.c csrc/*.h csrc/binding/*.c csrc/binding/*.h spec/c/*.c spec/c/*.h
 
 install:
 	luarocks --lua-version $(LUA_VERSION) make callgrind-scm-1.rockspec
 
 clean:
-	rm -rf build
+	rm -rf build lua/callgrind/core.so
 
 # Benchmarks (CI does not run them): `make bench` measures every data file and writes
 # bench/results.md; `make bench BENCH_QUICK=1` only the 100 MB ones; BENCH_BIG=1 adds 2 GB.
@@ -104,7 +133,7 @@ MEMCHECK     := valgrind -q --error-exitcode=99 --leak-check=full --show-leak-ki
 
 .PHONY: sanitize memcheck fuzz
 
-sanitize: deps
+sanitize: deps jit-module
 	$(MAKE) BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDLIBS="-lz -fsanitize=address,undefined" test-c
 	$(MAKE) BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDLIBS="-lz -fsanitize=address,undefined" \
 	    $(SAN_BUILD)/callgrind/core.so
@@ -112,7 +141,7 @@ sanitize: deps
 	    LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;;" LUA_CPATH="$(SAN_BUILD)/?.so;;" \
 	    $(BUSTED) --output=utfTerminal spec
 
-memcheck: deps $(C_TESTS) $(MODULE)
+memcheck: deps jit-module $(C_TESTS) $(MODULE)
 	@for t in $(C_TESTS); do echo "== memcheck $$t"; $(MEMCHECK) $$t || exit 1; done
 	CALLGRIND_SPEC_NO_VALGRIND=1 $(LUA_ENV) $(MEMCHECK) $(BUSTED) --output=utfTerminal spec
 

@@ -25,10 +25,12 @@ build = {
    modules = {
       ["callgrind.core"] = {
          sources = {
-            "csrc/analysis.c", "csrc/arena.c", "csrc/combine.c", "csrc/builder.c", "csrc/events.c",
-            "csrc/idmap.c", "csrc/idxtab.c", "csrc/lcallgrind.c", "csrc/lines.c", "csrc/loader.c",
-            "csrc/parser.c", "csrc/profile.c", "csrc/reader.c", "csrc/resolve.c",
-            "csrc/strtab.c",
+            "csrc/analysis.c", "csrc/arena.c", "csrc/builder.c", "csrc/combine.c", "csrc/events.c",
+            "csrc/idmap.c", "csrc/idxtab.c", "csrc/lines.c", "csrc/loader.c", "csrc/parser.c",
+            "csrc/profile.c", "csrc/reader.c", "csrc/resolve.c", "csrc/strtab.c",
+            "csrc/binding/exact.c", "csrc/binding/handles.c", "csrc/binding/iterators.c",
+            "csrc/binding/load.c", "csrc/binding/module.c", "csrc/binding/objects.c",
+            "csrc/binding/profile_methods.c",
          },
          defines = { "_POSIX_C_SOURCE=200809L" },
          incdirs = { "csrc", "$(ZLIB_INCDIR)" },

@@ -50,12 +50,20 @@ static inline void *compat_testudata(lua_State *L, int idx, const char *name) {
 static inline int compat_isinteger(lua_State *L, int idx) {
     return lua_isinteger(L, idx);
 }
+static inline int64_t compat_toint64(lua_State *L, int idx) {
+    return (int64_t)lua_tointeger(L, idx);
+}
 #else
 #define compat_pushint64(L, v) lua_pushnumber((L), (lua_Number)(v))
+/* A number with an integral value in int64_t's range (the cast is undefined outside it). */
 static inline int compat_isinteger(lua_State *L, int idx) {
     if (lua_type(L, idx) != LUA_TNUMBER) return 0;
     lua_Number n = lua_tonumber(L, idx);
-    return n == (lua_Number)(int64_t)n;
+    return n >= -9223372036854775808.0 && n < 9223372036854775808.0 && n == (lua_Number)(int64_t)n;
+}
+/* Only for values compat_isinteger accepted. */
+static inline int64_t compat_toint64(lua_State *L, int idx) {
+    return (int64_t)lua_tonumber(L, idx);
 }
 #endif
 
@@ -65,6 +73,13 @@ static inline int compat_isinteger(lua_State *L, int idx) {
 #define compat_pushuint64(L, v) lua_pushinteger((L), (lua_Integer)(v))
 #else
 #define compat_pushuint64(L, v) lua_pushnumber((L), (lua_Number)(v))
+#endif
+
+/* To-be-closed variables (__close) and the generic for's fourth value, its closing value. */
+#if LUA_VERSION_NUM >= 504
+#define COMPAT_HAS_CLOSE 1
+#else
+#define COMPAT_HAS_CLOSE 0
 #endif
 
 #endif

@@ -1,0 +1,111 @@
+/* binding.h - what the files of the Lua module callgrind.core share. The module only exposes
+ * callgrind.h as userdata: nothing here parses or computes.
+ *
+ * Every profile has an anchor table (its user value): [1] is the profile itself, [2] caches
+ * function handles so that the same function is always the same Lua value. Every handle
+ * (function, call, line, jump) has that anchor as its user value, which keeps the profile alive
+ * while any handle exists. A closed profile keeps its box with a NULL model; handles check it. */
+#ifndef CG_BINDING_H
+#define CG_BINDING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "callgrind.h"
+#include "luacompat.h"
+
+enum { ANCHOR_PROFILE = 1, ANCHOR_FUNCTIONS = 2 };
+
+/* Every C function of the module carries the metatables of the object kinds as its first
+ * upvalues, so that checking and making objects needs no registry lookup; closures keep their
+ * own state after them, from UP_STATE on. */
+enum { UP_PROFILE = 1, UP_FUNCTION, UP_CALL, UP_LINE, UP_JUMP, UP_ITERATION, UP_STATE };
+#define NUM_TYPES 6
+#define MT(slot) lua_upvalueindex(slot)
+
+typedef struct profile_box {
+    cg_profile *p;
+} profile_box;
+
+typedef struct handle {
+    profile_box *box;
+    size_t index;
+} handle;
+
+/* Line records are read with a cursor and handed out by value: a line object holds its
+ * position and costs, and the function's index. */
+typedef struct line_value {
+    profile_box *box;
+    size_t fn;
+    const char *file; /* owned by the profile: read only while it is open */
+    uint64_t line, addr;
+    cg_cost costs[];
+} line_value;
+
+/* ---- objects.c: checking and making objects ---- */
+
+/* Pushes the metatables, to make a closure that carries them too. */
+void push_types(lua_State *L);
+/* Sets the functions of `l` in the table at `table` as closures over the metatables, which
+ * must be at stack indexes 1 to NUM_TYPES. */
+void set_functions(lua_State *L, int table, const luaL_Reg *l);
+int absindex(lua_State *L, int idx);
+profile_box *check_box(lua_State *L, int idx);
+cg_profile *open_profile(lua_State *L, profile_box *box);
+cg_profile *check_profile(lua_State *L, int idx);
+handle *check_handle(lua_State *L, int idx, int slot);
+line_value *check_line(lua_State *L, int idx);
+cg_profile *handle_profile(lua_State *L, const handle *h);
+/* Pushes a new handle that shares the user value (anchor) of the userdata at `owner`. */
+handle *push_handle(lua_State *L, int owner, int slot, profile_box *box, size_t index);
+/* Function handles are cached in the anchor, so one function is one Lua value. */
+void push_function(lua_State *L, int owner, profile_box *box, size_t fn);
+/* For __index: pushes the method named by argument 2 and returns 1, or returns 0. */
+int index_method(lua_State *L);
+void push_line_number(lua_State *L, const cg_profile *p, uint64_t line);
+void push_addr(lua_State *L, const cg_profile *p, uint64_t addr);
+
+/* The event named or numbered by argument `idx`, or an error listing the known ones. */
+size_t check_event(lua_State *L, const cg_profile *p, int idx);
+/* Pushes the cost of event `ev` in a row; an error when a derived cost overflows. */
+int push_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev);
+/* A table { event name = cost } of a row, for summaries and totals. */
+void push_cost_table(lua_State *L, const cg_profile *p, const cg_cost *row);
+
+/* ---- the functions and methods of each file, for module.c to register ---- */
+
+extern const luaL_Reg load_functions[];  /* load.c */
+extern const luaL_Reg profile_methods[]; /* profile_methods.c */
+extern const luaL_Reg profile_meta[];    /* profile_methods.c */
+int profile_close(lua_State *L);
+extern const luaL_Reg function_methods[]; /* handles.c */
+extern const luaL_Reg call_methods[];
+extern const luaL_Reg line_methods[];
+extern const luaL_Reg jump_methods[];
+
+int function_index(lua_State *L); /* handles.c */
+int function_tostring(lua_State *L);
+int call_index(lua_State *L);
+int call_tostring(lua_State *L);
+int line_index(lua_State *L);
+int line_tostring(lua_State *L);
+int jump_index(lua_State *L);
+int jump_tostring(lua_State *L);
+
+/* iterators.c: the generic-for of each kind of record */
+int profile_functions(lua_State *L);
+int function_callees(lua_State *L);
+int function_callers(lua_State *L);
+int function_lines(lua_State *L);
+int function_jumps(lua_State *L);
+/* __close of the loop state where the Lua version has it */
+int iteration_close(lua_State *L);
+
+/* exact.c: obj:exact(name, ...) for each kind of object */
+int profile_exact(lua_State *L);
+int function_exact(lua_State *L);
+int call_exact(lua_State *L);
+int line_exact(lua_State *L);
+int jump_exact(lua_State *L);
+
+#endif

@@ -1,0 +1,238 @@
+/* load.c - the module's functions: load, parse, combine, select. Each makes a profile box
+ * first, so that a model the C core hands over is owned by the garbage collector at once. */
+#include <string.h>
+
+#include "binding.h"
+
+typedef struct progress_ctx {
+    lua_State *L;
+    int fn;      /* stack index of the Lua callback */
+    int errored; /* the callback raised: its error is on top of the stack */
+} progress_ctx;
+
+static int call_progress(void *ud, uint64_t done, uint64_t total) {
+    progress_ctx *ctx = ud;
+    lua_State *L = ctx->L;
+    lua_pushvalue(L, ctx->fn);
+    compat_pushint64(L, done);
+    compat_pushint64(L, total);
+    if (lua_pcall(L, 2, 1, 0) != 0) {
+        ctx->errored = 1;
+        return 1;
+    }
+    int stop = lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return stop;
+}
+
+static const char *error_kind(int code) {
+    switch (code) {
+    case CG_ERR_FORMAT:
+        return "format";
+    case CG_ERR_IO:
+        return "io";
+    case CG_ERR_NOMEM:
+        return "memory";
+    case CG_ERR_ABORTED:
+        return "aborted";
+    case CG_ERR_OVERFLOW:
+        return "overflow";
+    default:
+        return "usage";
+    }
+}
+
+/* Reads the options table at `idx` (strict, progress, max_warnings). */
+static void read_options(lua_State *L, int idx, cg_options *opts, progress_ctx *ctx) {
+    memset(opts, 0, sizeof *opts);
+    ctx->L = L;
+    ctx->fn = 0;
+    ctx->errored = 0;
+    if (lua_isnoneornil(L, idx)) return;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_getfield(L, idx, "strict");
+    if (!lua_isnil(L, -1)) {
+        luaL_argcheck(L, lua_type(L, -1) == LUA_TBOOLEAN, idx, "opts.strict must be a boolean");
+        opts->tolerant = !lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "max_warnings");
+    if (!lua_isnil(L, -1)) {
+        luaL_argcheck(L, lua_type(L, -1) == LUA_TNUMBER && lua_tonumber(L, -1) >= 1, idx,
+                      "opts.max_warnings must be a positive number");
+        opts->max_warnings = (size_t)lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+    static const char *const selectors[] = {"section", "part", "thread"};
+    for (size_t i = 0; i < 3; i++) {
+        lua_getfield(L, idx, selectors[i]);
+        if (!lua_isnil(L, -1)) {
+            lua_Number v = lua_tonumber(L, -1);
+            if (lua_type(L, -1) != LUA_TNUMBER || v < 1 || v != (lua_Number)(uint64_t)v)
+                luaL_error(L, "opts.%s must be a positive integer", selectors[i]);
+            if (i == 0)
+                opts->section = (size_t)v;
+            else if (i == 1)
+                opts->part = (uint64_t)v;
+            else
+                opts->thread = (uint64_t)v;
+        }
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, idx, "progress");
+    if (!lua_isnil(L, -1)) {
+        luaL_argcheck(L, lua_type(L, -1) == LUA_TFUNCTION, idx, "opts.progress must be a function");
+        ctx->fn = lua_gettop(L); /* stays on the stack for the whole load */
+        opts->progress = call_progress;
+        opts->progress_userdata = ctx;
+        luaL_checkstack(L, 8, "progress callback");
+    } else {
+        lua_pop(L, 1);
+    }
+}
+
+/* Creates the profile userdata (empty box, anchor table) before loading, so a model handed
+ * over by the loader is owned by the garbage collector at once. */
+static profile_box *new_profile_box(lua_State *L) {
+    profile_box *box = compat_newuserdata(L, sizeof *box);
+    box->p = NULL;
+    lua_pushvalue(L, MT(UP_PROFILE));
+    lua_setmetatable(L, -2);
+    lua_createtable(L, 2, 0);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -2, ANCHOR_PROFILE);
+    compat_setuservalue(L, -2);
+    return box;
+}
+
+static int load_result(lua_State *L, profile_box *box, cg_profile *p, const cg_error *err,
+                       const progress_ctx *ctx) {
+    if (p) {
+        box->p = p;
+        return 1;
+    }
+    if (ctx->errored) return lua_error(L); /* the callback's own error, on top of the stack */
+    lua_pushnil(L);
+    lua_pushstring(L, err->message);
+    lua_pushstring(L, error_kind(err->code));
+    return 3;
+}
+
+/* load(path | {path, ...} [, opts]) */
+static int l_load(lua_State *L) {
+    int many = lua_type(L, 1) == LUA_TTABLE;
+    size_t n = 1;
+    if (many) {
+        n = compat_rawlen(L, 1);
+        luaL_argcheck(L, n > 0, 1, "empty list of paths");
+        for (size_t i = 1; i <= n; i++) {
+            lua_rawgeti(L, 1, (int)i);
+            if (lua_type(L, -1) != LUA_TSTRING) return luaL_argerror(L, 1, "paths must be strings");
+            lua_pop(L, 1);
+        }
+    } else if (lua_type(L, 1) != LUA_TSTRING) {
+        return luaL_argerror(L, 1, "a path or a list of paths expected");
+    }
+    cg_options opts;
+    progress_ctx ctx;
+    read_options(L, 2, &opts, &ctx);
+    profile_box *box = new_profile_box(L);
+    luaL_checkstack(L, 4, "load");
+    /* from here to cg_loader_finish nothing may raise: the loader is not collectable */
+    cg_error err;
+    cg_loader *ld = cg_loader_new(&opts, &err);
+    if (!ld) return load_result(L, box, NULL, &err, &ctx);
+    for (size_t i = 1; i <= n; i++) {
+        const char *path;
+        if (many) {
+            lua_rawgeti(L, 1, (int)i);
+            path = lua_tostring(L, -1);
+        } else {
+            path = lua_tostring(L, 1);
+        }
+        int rc = cg_loader_add_file(ld, path, &err);
+        if (many && !ctx.errored) lua_pop(L, 1);
+        if (rc) {
+            cg_loader_free(ld);
+            return load_result(L, box, NULL, &err, &ctx);
+        }
+    }
+    cg_profile *p = cg_loader_finish(ld, &err);
+    return load_result(L, box, p, &err, &ctx);
+}
+
+/* parse(text [, name [, opts]]) */
+static int l_parse(lua_State *L) {
+    size_t len;
+    const char *text = luaL_checklstring(L, 1, &len);
+    const char *name = luaL_optstring(L, 2, "(string)");
+    cg_options opts;
+    progress_ctx ctx;
+    read_options(L, 3, &opts, &ctx);
+    profile_box *box = new_profile_box(L);
+    luaL_checkstack(L, 4, "parse");
+    cg_error err;
+    cg_profile *p = cg_load_buffer(text, len, name, &opts, &err);
+    return load_result(L, box, p, &err, &ctx);
+}
+
+/* combine({prof, ...} [, {weight, ...}]): the weighted sum of loaded profiles */
+static int l_combine(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    size_t n = compat_rawlen(L, 1);
+    luaL_argcheck(L, n > 0, 1, "empty list of profiles");
+    int weighted = !lua_isnoneornil(L, 2);
+    if (weighted) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        luaL_argcheck(L, compat_rawlen(L, 2) == n, 2, "one weight per profile expected");
+    }
+    /* arrays owned by the garbage collector, so that an error below leaks nothing */
+    const cg_profile **list = compat_newuserdata(L, n * sizeof *list);
+    int64_t *weights = compat_newuserdata(L, n * sizeof *weights);
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, 1, (int)i);
+        profile_box *box = lua_touserdata(L, -1);
+        int ok = box && lua_getmetatable(L, -1) && lua_rawequal(L, -1, MT(UP_PROFILE));
+        if (box && ok) lua_pop(L, 1);
+        if (!ok) return luaL_argerror(L, 1, "profiles expected");
+        list[i - 1] = open_profile(L, box);
+        lua_pop(L, 1);
+        weights[i - 1] = 1;
+        if (weighted) {
+            lua_rawgeti(L, 2, (int)i);
+            if (!compat_isinteger(L, -1)) return luaL_argerror(L, 2, "integer weights expected");
+            weights[i - 1] = compat_toint64(L, -1);
+            lua_pop(L, 1);
+        }
+    }
+    profile_box *box = new_profile_box(L);
+    cg_error err;
+    progress_ctx ctx = {L, 0, 0};
+    cg_profile *p = cg_profile_combine(list, weights, n, &err);
+    return load_result(L, box, p, &err, &ctx);
+}
+
+/* select(prof, keep [, dropped_name]): keep[fn.id] true keeps a function */
+static int l_select(lua_State *L) {
+    cg_profile *src = check_profile(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const char *dropped = luaL_optstring(L, 3, NULL);
+    size_t n = cg_function_count(src);
+    unsigned char *keep = compat_newuserdata(L, n ? n : 1);
+    for (size_t f = 0; f < n; f++) {
+        lua_rawgeti(L, 2, (int)f + 1);
+        keep[f] = (unsigned char)lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    profile_box *box = new_profile_box(L);
+    cg_error err;
+    progress_ctx ctx = {L, 0, 0};
+    cg_profile *p = cg_profile_select(src, keep, dropped, &err);
+    return load_result(L, box, p, &err, &ctx);
+}
+
+const luaL_Reg load_functions[] = {{"load", l_load},
+                                   {"parse", l_parse},
+                                   {"combine", l_combine},
+                                   {"select", l_select},
+                                   {NULL, NULL}};

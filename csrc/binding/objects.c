@@ -1,0 +1,157 @@
+/* objects.c - checking and making the module's objects, shared by every binding file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "binding.h"
+
+void push_types(lua_State *L) {
+    for (int i = 1; i <= NUM_TYPES; i++) lua_pushvalue(L, MT(i));
+}
+
+/* The userdata at idx when its metatable is the one in upvalue `slot`, else an argument error. */
+static void *check_type(lua_State *L, int idx, int slot, const char *what) {
+    void *p = lua_touserdata(L, idx);
+    if (p && lua_getmetatable(L, idx)) {
+        int same = lua_rawequal(L, -1, MT(slot));
+        lua_pop(L, 1);
+        if (same) return p;
+    }
+    luaL_argerror(L, idx, what);
+    return NULL;
+}
+
+int absindex(lua_State *L, int idx) {
+    return idx > 0 || idx <= LUA_REGISTRYINDEX ? idx : lua_gettop(L) + idx + 1;
+}
+
+profile_box *check_box(lua_State *L, int idx) {
+    return check_type(L, idx, UP_PROFILE, "callgrind profile expected");
+}
+
+cg_profile *open_profile(lua_State *L, profile_box *box) {
+    if (!box->p) luaL_error(L, "the profile is closed");
+    return box->p;
+}
+
+cg_profile *check_profile(lua_State *L, int idx) {
+    return open_profile(L, check_box(L, idx));
+}
+
+handle *check_handle(lua_State *L, int idx, int slot) {
+    static const char *const what[] = {"",
+                                       "",
+                                       "callgrind function expected",
+                                       "callgrind call expected",
+                                       "",
+                                       "callgrind jump expected"};
+    return check_type(L, idx, slot, what[slot]);
+}
+
+handle *push_handle(lua_State *L, int owner, int slot, profile_box *box, size_t index) {
+    owner = absindex(L, owner);
+    handle *h = compat_newuserdata(L, sizeof *h);
+    h->box = box;
+    h->index = index;
+    lua_pushvalue(L, MT(slot));
+    lua_setmetatable(L, -2);
+    compat_getuservalue(L, owner);
+    compat_setuservalue(L, -2);
+    return h;
+}
+
+void push_function(lua_State *L, int owner, profile_box *box, size_t fn) {
+    owner = absindex(L, owner);
+    compat_getuservalue(L, owner);
+    lua_rawgeti(L, -1, ANCHOR_FUNCTIONS);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, ANCHOR_FUNCTIONS);
+    }
+    lua_rawgeti(L, -1, (int)fn + 1);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        push_handle(L, owner, UP_FUNCTION, box, fn);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, (int)fn + 1);
+    }
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+}
+
+size_t check_event(lua_State *L, const cg_profile *p, int idx) {
+    size_t n = cg_event_count(p);
+    if (lua_type(L, idx) == LUA_TNUMBER) {
+        lua_Number v = lua_tonumber(L, idx);
+        if (v >= 1 && v <= (lua_Number)n && v == (lua_Number)(size_t)v) return (size_t)v - 1;
+        luaL_error(L, "event index %f out of range (1 to %d)", (double)v, (int)n);
+    }
+    const char *name = luaL_checkstring(L, idx);
+    size_t ev = cg_event_index(p, name);
+    if (ev != CG_NONE) return ev;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (size_t i = 0; i < n; i++) {
+        if (i) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, cg_event_name(p, i));
+    }
+    luaL_pushresult(&b);
+    return (size_t)luaL_error(L, "unknown event '%s' (known: %s)", name, lua_tostring(L, -1));
+}
+
+int push_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev) {
+    cg_cost v;
+    if (cg_cost_of(p, row, ev, &v) != CG_OK)
+        return luaL_error(L, "the cost of event '%s' does not fit in 64 bits",
+                          cg_event_name(p, ev));
+    compat_pushint64(L, v);
+    return 1;
+}
+
+void push_cost_table(lua_State *L, const cg_profile *p, const cg_cost *row) {
+    lua_newtable(L);
+    for (size_t i = 0; i < cg_raw_event_count(p); i++) {
+        compat_pushint64(L, row[i]);
+        lua_setfield(L, -2, cg_event_name(p, i));
+    }
+}
+
+void set_functions(lua_State *L, int table, const luaL_Reg *l) {
+    for (; l->name; l++) {
+        for (int i = 1; i <= NUM_TYPES; i++) lua_pushvalue(L, i);
+        lua_pushcclosure(L, l->func, NUM_TYPES);
+        lua_setfield(L, table, l->name);
+    }
+}
+
+line_value *check_line(lua_State *L, int idx) {
+    return check_type(L, idx, UP_LINE, "callgrind line expected");
+}
+
+cg_profile *handle_profile(lua_State *L, const handle *h) {
+    return open_profile(L, h->box);
+}
+
+/* The methods table is the closure's UP_STATE upvalue. */
+int index_method(lua_State *L) {
+    lua_pushvalue(L, 2);
+    lua_rawget(L, MT(UP_STATE));
+    if (!lua_isnil(L, -1)) return 1;
+    lua_pop(L, 1);
+    return 0;
+}
+
+void push_line_number(lua_State *L, const cg_profile *p, uint64_t line) {
+    if (cg_positions(p) & CG_POS_LINE)
+        compat_pushuint64(L, line);
+    else
+        lua_pushnil(L);
+}
+
+void push_addr(lua_State *L, const cg_profile *p, uint64_t addr) {
+    if (cg_positions(p) & CG_POS_INSTR)
+        compat_pushuint64(L, addr);
+    else
+        lua_pushnil(L);
+}
