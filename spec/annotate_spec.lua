@@ -498,6 +498,76 @@ describe("annotate.file_costs", function()
   end)
 end)
 
+describe("annotate.costs_by_file", function()
+  local prof = load(PROFILE)
+
+  local function names(by_file)
+    local list = {}
+    for file in pairs(by_file) do
+      list[#list + 1] = file
+    end
+    table.sort(list)
+    return list
+  end
+
+  it("gives every file of the profile what file_costs gives it", function()
+    local by_file = annotate.costs_by_file(prof)
+    assert.are.same({ "a.c", "b.h", "r.c" }, names(by_file))
+    for _, file in ipairs(names(by_file)) do
+      assert.are.same(summarize(annotate.file_costs(prof, file)), summarize(by_file[file]))
+    end
+  end)
+
+  it("has the hand-worked numbers", function()
+    local by_file = annotate.costs_by_file(prof, { "Ir", "Dr" })
+    -- b.h:5: main 4 + work 5 + helper 10 Ir, helper's 2 Dr; leaf called from main (2x) and work (1x)
+    assert.are.same({ self = { Ir = 19, Dr = 2 }, calls = { { callee = "leaf", count = 3, inclusive = { Ir = 24, Dr = 3 } } } },
+      summarize(by_file["b.h"])[5])
+    assert.are.same({ self = { Ir = 50, Dr = 10 }, calls = {} }, summarize(by_file["a.c"])[10])
+    assert.are.same({ Ir = 3, Dr = 0 }, by_file["r.c"][0].self)
+    assert.are.same({ { callee = "rec'2", count = 1, inclusive = { Ir = 30, Dr = 0 } } }, summarize(by_file["r.c"])[20].calls)
+    -- every line's self cost adds up to the totals
+    local sums = { Ir = 0, Dr = 0 }
+    for _, lines in pairs(by_file) do
+      for _, line in pairs(lines) do
+        sums.Ir, sums.Dr = sums.Ir + line.self.Ir, sums.Dr + line.self.Dr
+      end
+    end
+    assert.are.same({ Ir = 158, Dr = 22 }, sums)
+  end)
+
+  it("keeps only the events asked for, by name or index", function()
+    local by_file = annotate.costs_by_file(prof, { 2 })
+    assert.are.same({ Dr = 10 }, by_file["a.c"][10].self)
+    assert.are.same({ Dr = 20 }, by_file["a.c"][2].calls[1].inclusive)
+    assert.has_error(function()
+      annotate.costs_by_file(prof, { "Bogus" })
+    end)
+  end)
+
+  it("agrees with file_costs on the bundled sample", function()
+    local sample = assert(callgrind.load("examples/data/sample.callgrind.gz"))
+    local by_file = annotate.costs_by_file(sample, { "Ir" })
+    local total = 0
+    for _, lines in pairs(by_file) do
+      for _, line in pairs(lines) do
+        total = total + line.self.Ir
+      end
+    end
+    assert.are.equal(4976287, total)
+    for _, file in ipairs({ "examples/data/sample.c", "./malloc/./malloc/malloc.c", "???" }) do
+      assert.are.same(annotate.file_costs(sample, file, { "Ir" }), by_file[file])
+    end
+    -- callgrind_annotate: sample.c line 20 costs 642,646; line 27 180,832 and calls 685,824 + 695
+    local source = by_file["examples/data/sample.c"]
+    assert.are.equal(642646, source[20].self.Ir)
+    assert.are.equal(180832, source[27].self.Ir)
+    assert.are.equal(685824, source[27].calls[1].inclusive.Ir)
+    assert.are.equal(695, source[27].calls[2].inclusive.Ir)
+    sample:close()
+  end)
+end)
+
 describe("annotate.source", function()
   local prof = load(PROFILE)
   local contents = {

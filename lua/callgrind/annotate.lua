@@ -219,6 +219,18 @@ function annotate.file_costs(prof, file, events)
   return finish_lines(files[file], events)
 end
 
+--- file_costs() for every file of the profile at once, in one pass:
+--- { [file] = { [line] = { self = {ev = cost}, calls = {...} } } }, keyed by the names the
+--- profile writes (line.file, call.file; "" for records without a file).
+function annotate.costs_by_file(prof, events)
+  events = event_names(prof, events)
+  local by_file = {}
+  for file, lines in pairs((gather(prof, nil, events, nil))) do
+    by_file[file] = finish_lines(lines, events)
+  end
+  return by_file
+end
+
 ---------------------------------------------------------------------------
 -- Choosing files
 ---------------------------------------------------------------------------
