@@ -40,12 +40,15 @@ describe("callgrind-scm-1.rockspec", function()
     for name, path in pairs(modules) do
       if type(path) == "string" then
         installed[#installed + 1] = path
-        local expected = name == "callgrind" and "lua/callgrind/init.lua"
-          or ("lua/" .. name:gsub("%.", "/") .. ".lua")
-        assert.equal(expected, path)
+        local file = "lua/" .. name:gsub("%.", "/")
+        if path:match("/init%.lua$") then file = file .. "/init" end
+        assert.equal(file .. ".lua", path)
       end
     end
     table.sort(installed)
-    assert.same(list("lua/callgrind/*.lua"), installed)
+    local expected = list("lua/callgrind/*.lua")
+    for _, path in ipairs(list("lua/callgrind/*/*.lua")) do expected[#expected + 1] = path end
+    table.sort(expected)
+    assert.same(expected, installed)
   end)
 end)

@@ -1,0 +1,568 @@
+-- The Neovim plugin (plugin/callgrind.lua, lua/callgrind/nvim/), driven in a headless Neovim by
+-- the scenarios of spec/nvim/: what they read back (virtual text, signs, quickfix lists,
+-- notifications) is compared with numbers worked out by hand and with callgrind.annotate.
+--
+-- Needs Neovim on PATH (CALLGRIND_SPEC_NO_NVIM=1 skips these specs without it) and the LuaJIT
+-- build of the module, build/jit/callgrind/core.so.
+local annotate = require "callgrind.annotate"
+local callgrind = require "callgrind"
+local format = require "callgrind.format"
+local run = require "helpers.run"
+
+local quote = run.quote
+local load_chunk = loadstring or load
+
+local function execute(command)
+  local ok, how, code = os.execute(command)
+  if type(ok) == "number" then
+    return ok == 0 -- Lua 5.1
+  end
+  return ok == true and how == "exit" and code == 0
+end
+
+local function read(path)
+  local file = io.open(path, "rb")
+  if not file then
+    return nil
+  end
+  local text = file:read("*a")
+  file:close()
+  return text
+end
+
+local function write(path, text)
+  local file = assert(io.open(path, "wb"))
+  file:write(text)
+  file:close()
+end
+
+-- vim.log.levels.ERROR
+local ERROR_LEVEL = 4
+
+local REPO = (function()
+  local pipe = assert(io.popen("pwd"))
+  local dir = pipe:read("*l")
+  pipe:close()
+  return dir
+end)()
+local CORE = REPO .. "/build/jit/callgrind/core.so"
+
+if not execute("command -v nvim >/dev/null 2>&1") then
+  describe("the Neovim plugin", function()
+    if os.getenv("CALLGRIND_SPEC_NO_NVIM") == "1" then
+      pending("nvim is not installed (CALLGRIND_SPEC_NO_NVIM=1)")
+    else
+      it("needs Neovim", function()
+        error("nvim is not on PATH: install Neovim, or set CALLGRIND_SPEC_NO_NVIM=1 to skip these specs")
+      end)
+    end
+  end)
+  return
+end
+
+---------------------------------------------------------------------------
+-- Running a scenario
+---------------------------------------------------------------------------
+
+local function make_dir()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(execute("mkdir -p " .. quote(dir)))
+  return dir
+end
+
+-- Runs spec/nvim/<script> in `cwd` with its files in `dir`; returns the scenario's findings.
+-- Fails with Neovim's output when the scenario fails or writes nothing.
+local function scenario(script, dir, cwd)
+  if not read(CORE) then
+    error(CORE .. " is missing: build the LuaJIT module first with "
+      .. "`make LUA=luajit LUA_VERSION=jit LUA_INCDIR=/usr/include/luajit-2.1`")
+  end
+  local result_path, output_path = dir .. "/findings.lua", dir .. "/nvim-output.txt"
+  os.remove(result_path)
+  local command = table.concat({
+    "cd", quote(cwd), "&&", "env -u LD_PRELOAD",
+    "CALLGRIND_SPEC_REPO=" .. quote(REPO), "CALLGRIND_SPEC_DIR=" .. quote(dir),
+    "CALLGRIND_SPEC_OUT=" .. quote(result_path),
+    "timeout 60 nvim --headless -u NONE -i NONE -n",
+    "--cmd", quote("set rtp^=" .. REPO:gsub("([ ,\\])", "\\%1")),
+    "-c", quote("luafile " .. REPO:gsub(" ", "\\ ") .. "/spec/nvim/" .. script),
+    ">" .. quote(output_path), "2>&1 </dev/null",
+  }, " ")
+  local finished = execute(command)
+  local output = read(output_path) or ""
+  local text = read(result_path)
+  if not text then
+    error(("nvim wrote no findings for %s (%s); its output:\n%s"):format(script,
+      finished and "exit 0" or "failed or timed out", output))
+  end
+  local findings = assert(load_chunk(text, "=findings"))()
+  if findings.error then
+    error(("the %s scenario failed in nvim: %s\nnvim's output:\n%s"):format(script, findings.error, output))
+  end
+  return findings
+end
+
+-- Runs a scenario once, for all the tests of a describe block; its error, if any, every time.
+local function once(make)
+  local findings, failure
+  return function()
+    if not findings and not failure then
+      local ok, result = pcall(make)
+      if ok then
+        findings = result
+      else
+        failure = result
+      end
+    end
+    if failure then
+      error(failure, 0)
+    end
+    return findings
+  end
+end
+
+-- Virtual text of a buffer without the highlight groups: { [line] = text }.
+local function texts(marks)
+  local out = {}
+  for line, mark in pairs(marks) do
+    out[line] = mark.text
+  end
+  return out
+end
+
+---------------------------------------------------------------------------
+-- A hand-written profile
+---------------------------------------------------------------------------
+
+-- main.c (next to the profile) calls compute in util.c (an absolute name) 3 times on line 4
+-- and helper in lib/deep.c once on line 5; compute calls helper 4 times on line 12 and has
+-- code of inc/fast.h (in a source directory) inlined on line 7; fast_op in inc/fast.h spans
+-- lines 5 to 9; 0x1234 has no file. main.c has 5 lines: its line 6 is stale.
+--
+-- Self costs (Ir Dr): main.c 3: 5 1, 4: 2 0, 5: 1 0, 6: 2 1; util.c 10: 50 5, 11: 400 20,
+-- 12: 30 0; fast.h 5: 3, 7: 40, 9: 2; deep.c 20: 60 10, 21: 40 0; ???: 9365.
+-- Totals: Ir 10 + 520 + 100 + 5 + 9365 = 10000; Dr 2 + 25 + 10 = 37; Sum = Ir + Dr = 10037.
+-- Calls: main.c:4 compute 600 33, main.c:5 helper 20 2, util.c:12 helper 80 8.
+local PROFILE = [[
+version: 1
+positions: line
+events: Ir Dr
+event: Sum = Ir + Dr
+
+fl=main.c
+fn=main
+3 5 1
+4 2
+cfl=@T@/abs/util.c
+cfn=compute
+calls=3 10
+4 600 33
+5 1
+cfl=lib/deep.c
+cfn=helper
+calls=1 20
+5 20 2
+6 2 1
+
+fl=@T@/abs/util.c
+fn=compute
+10 50 5
+11 @UTIL11@ 20
+12 30
+cfl=lib/deep.c
+cfn=helper
+calls=4 20
+12 80 8
+fi=inc/fast.h
+7 40
+
+fl=lib/deep.c
+fn=helper
+20 60 10
+21 40
+
+fl=inc/fast.h
+fn=fast_op
+5 3
+9 2
+
+fl=???
+fn=0x1234
+0 9365
+]]
+
+local function numbered(prefix, count)
+  local lines = {}
+  for n = 1, count do
+    lines[n] = prefix .. " " .. n
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+local function profile_text(dir, util_line_11, main_calls_compute)
+  local text = PROFILE:gsub("@T@", dir):gsub("@UTIL11@", util_line_11)
+  if main_calls_compute then
+    text = text:gsub("\n4 600 33\n", "\n4 " .. main_calls_compute .. " 33\n")
+  end
+  return text
+end
+
+local function hand_files()
+  local dir = make_dir()
+  for _, sub in ipairs({ "prof", "abs", "tree/lib", "include/inc", "work" }) do
+    assert(execute("mkdir -p " .. quote(dir .. "/" .. sub)))
+  end
+  assert(execute("ln -s " .. quote(dir .. "/abs") .. " " .. quote(dir .. "/link")))
+  write(dir .. "/prof/hand.out", profile_text(dir, 400))
+  -- the rewrites the scenario moves over hand.out
+  write(dir .. "/prof/hand2.next", profile_text(dir, 800, 1000))
+  write(dir .. "/prof/hand3.next", profile_text(dir, 1234567))
+  write(dir .. "/prof/broken.next", "events: Ir\nfl=a.c\nfn=f\n1 x\n")
+  write(dir .. "/prof/broken.out", "events: Ir\nfl=a.c\nfn=f\n1 x\n")
+  write(dir .. "/prof/main.c", numbered("main", 5))
+  write(dir .. "/abs/util.c", numbered("util", 14))
+  write(dir .. "/tree/lib/deep.c", numbered("deep", 22))
+  write(dir .. "/include/inc/fast.h", numbered("fast", 10))
+  write(dir .. "/work/other.c", numbered("other", 30))
+  return dir
+end
+
+describe("the Neovim plugin on a hand-written profile", function()
+  local dir
+  local findings = once(function()
+    dir = hand_files()
+    return scenario("hand.lua", dir, dir .. "/work")
+  end)
+
+  teardown(function()
+    if dir then
+      execute("rm -rf " .. quote(dir))
+    end
+  end)
+
+  it("checks its numbers against the module", function()
+    findings()
+    local prof = assert(callgrind.parse(profile_text(dir, 400), "hand"))
+    assert.are.equal(10000, prof:total("Ir"))
+    assert.are.equal(37, prof:total("Dr"))
+    assert.are.equal(10037, prof:total("Sum"))
+  end)
+
+  it("defines the commands at startup and loads the plugin's code when one runs", function()
+    local f = findings()
+    assert.are.same({ commands = true, module = false, core = false }, f.loaded_by_plugin_file)
+    assert.are.equal(1, #f.reload_without_profile)
+    assert.are.equal(0, f.sourced_again) -- vim.g.loaded_callgrind
+  end)
+
+  it("raises on mistakes in calls to its Lua functions", function()
+    local errors = findings().api_errors
+    assert.matches("option 'display' must be", errors.display, 1, true)
+    assert.matches("unknown option 'colour'", errors.unknown_option, 1, true)
+    assert.matches("set_format expects \"absolute\" or \"percent\", got decimal", errors.set_format, 1, true)
+    assert.matches("set_event expects an event name, got number", errors.set_event, 1, true)
+    assert.matches("top expects a count >= 1, got 0", errors.top, 1, true)
+    assert.matches("render expects a buffer number, got main.c", errors.render, 1, true)
+    assert.matches("load expects a file name, got 42", errors.load, 1, true)
+  end)
+
+  it("loads through the commands the plugin file defines", function()
+    local f = findings()
+    assert.is_true(f.commands_before_load)
+    assert.are.equal(1, f.state.generation)
+    assert.are.equal(dir .. "/prof/hand.out", f.state.path)
+    assert.are.equal("Ir", f.state.event)
+    assert.are.equal("absolute", f.state.format)
+    assert.are.equal("both", f.state.display)
+    -- main.c, util.c, deep.c and fast.h; not other.c
+    assert.are.equal(4, f.annotated)
+  end)
+
+  it("draws self costs and the inclusive cost of calls, resolving every kind of file name", function()
+    local marks = findings().absolute.marks
+    -- next to the profile; line 6 lies past the end of the 5-line file
+    assert.are.same({ [3] = "Ir 5", [4] = "Ir 2 ⇒ 600 incl", [5] = "Ir 1 ⇒ 20 incl" }, texts(marks.main))
+    -- an absolute name, the buffer opened through a symbolic link
+    assert.are.same({ [10] = "Ir 50", [11] = "Ir 400", [12] = "Ir 30 ⇒ 80 incl" }, texts(marks.util))
+    -- by the ending of the path
+    assert.are.same({ [20] = "Ir 60", [21] = "Ir 40" }, texts(marks.deep))
+    -- in a source directory; line 7 is compute's inlined code
+    assert.are.same({ [5] = "Ir 3", [7] = "Ir 40", [9] = "Ir 2" }, texts(marks.fast))
+    assert.are.same({}, marks.other)
+  end)
+
+  it("highlights hot lines (1% of the total by default) and the call costs", function()
+    local marks = findings().absolute.marks
+    assert.are.equal("CallgrindHot", marks.util[11].groups) -- 400 of 10000: 4%
+    assert.are.equal("CallgrindCost", marks.util[10].groups) -- 0.5%
+    assert.are.equal("CallgrindCost,CallgrindCall", marks.main[4].groups)
+    assert.are.equal("eol", marks.main[4].pos)
+  end)
+
+  it("places a sign by the share of the total on lines with self cost", function()
+    local signs = findings().absolute.signs
+    -- levels from 0.1%, 1% and 10%: 5/10000 = 0.05% level 1, 50 = 0.5% level 2, 400 = 4% level 3
+    assert.are.same({ [3] = "CallgrindHeat1", [4] = "CallgrindHeat1", [5] = "CallgrindHeat1" }, signs.main)
+    assert.are.same({ [10] = "CallgrindHeat2", [11] = "CallgrindHeat3", [12] = "CallgrindHeat2" }, signs.util)
+    assert.are.same({ [20] = "CallgrindHeat2", [21] = "CallgrindHeat2" }, signs.deep)
+    assert.are.same({ [5] = "CallgrindHeat1", [7] = "CallgrindHeat2", [9] = "CallgrindHeat1" }, signs.fast)
+    assert.are.same({}, signs.other)
+  end)
+
+  it("shows percentages of the event total, toggled by :CallgrindFormat", function()
+    local f = findings()
+    assert.are.equal("percent", f.percent_format)
+    assert.are.same({ [3] = "Ir 0.05%", [4] = "Ir 0.02% ⇒ 6.00% incl", [5] = "Ir 0.01% ⇒ 0.20% incl" },
+      texts(f.percent.marks.main))
+    assert.are.same({ [10] = "Ir 0.50%", [11] = "Ir 4.00%", [12] = "Ir 0.30% ⇒ 0.80% incl" },
+      texts(f.percent.marks.util))
+    assert.are.equal(1, #f.bad_format)
+    assert.are.equal(ERROR_LEVEL, f.bad_format[1].level)
+  end)
+
+  it("switches events, derived ones included, and refuses unknown ones", function()
+    local f = findings()
+    -- Dr: lines without Dr but with calls keep their call cost; 20 of 37 is 54.05%, level 4
+    assert.are.same({ [3] = "Dr 1", [4] = "Dr 0 ⇒ 33 incl", [5] = "Dr 0 ⇒ 2 incl" }, texts(f.dr.marks.main))
+    assert.are.same({ [10] = "Dr 5", [11] = "Dr 20", [12] = "Dr 0 ⇒ 8 incl" }, texts(f.dr.marks.util))
+    assert.are.same({ [20] = "Dr 10" }, texts(f.dr.marks.deep))
+    assert.are.same({}, f.dr.marks.fast)
+    assert.are.equal("CallgrindHot", f.dr.marks.main[3].groups) -- 1 of 37: 2.70%
+    assert.are.same({ [3] = "CallgrindHeat3" }, f.dr.signs.main)
+    assert.are.same({ [10] = "CallgrindHeat4", [11] = "CallgrindHeat4" }, f.dr.signs.util)
+    -- Sum = Ir + Dr
+    assert.are.same({ [10] = "Sum 55", [11] = "Sum 420", [12] = "Sum 30 ⇒ 88 incl" }, texts(f.sum.marks.util))
+    assert.are.equal(1, #f.bogus_event)
+    assert.matches("Ir, Dr, Sum", f.bogus_event[1].message, 1, true)
+    assert.are.equal("Sum", f.event_after_bogus)
+    assert.are.same({ "Ir", "Dr", "Sum", "CEst" }, f.event_completion)
+    assert.are.same({ "percent" }, f.format_completion)
+  end)
+
+  it("lists the hottest functions by self cost at their first line", function()
+    local f = findings()
+    local T = dir
+    assert.are.same({
+      title = "callgrind: top 5 functions by self Ir",
+      items = {
+        { file = "", lnum = 0, text = "9,365 self  9,365 incl  0x1234" },
+        { file = T .. "/abs/util.c", lnum = 10, text = "  520 self    600 incl  compute" },
+        { file = T .. "/tree/lib/deep.c", lnum = 20, text = "  100 self    100 incl  helper" },
+        { file = T .. "/prof/main.c", lnum = 3, text = "   10 self    630 incl  main" },
+        { file = T .. "/include/inc/fast.h", lnum = 5, text = "    5 self      5 incl  fast_op" },
+      },
+    }, f.top)
+    assert.are.equal("callgrind: top 2 functions by self Ir", f.top2.title)
+    assert.are.equal(2, #f.top2.items)
+    assert.are.equal("  520 self    600 incl  compute", f.top2.items[2].text)
+    assert.are.same({ "callgrind: top 3 functions by self Dr", "25 self  33 incl  compute",
+      "10 self  10 incl  helper", " 2 self  37 incl  main" },
+      { f.top_dr.title, f.top_dr.items[1].text, f.top_dr.items[2].text, f.top_dr.items[3].text })
+  end)
+
+  it("lists the callers and callees of the function under the cursor", function()
+    local f = findings()
+    local T = dir
+    assert.are.same({
+      title = "callgrind: callers of compute (Ir)",
+      items = { { file = T .. "/prof/main.c", lnum = 4, text = "main → compute  3 calls  inclusive 600" } },
+    }, f.callers_compute)
+    assert.are.same({
+      title = "callgrind: callees of compute (Ir)",
+      items = { { file = T .. "/tree/lib/deep.c", lnum = 20, text = "compute → helper  4 calls  inclusive 80  from util.c:12" } },
+    }, f.callees_compute)
+    assert.are.same({
+      title = "callgrind: callees of main (Ir)",
+      items = {
+        { file = T .. "/abs/util.c", lnum = 10, text = "main → compute  3 calls  inclusive 600  from main.c:4" },
+        { file = T .. "/tree/lib/deep.c", lnum = 20, text = "main → helper  1 call  inclusive 20  from main.c:5" },
+      },
+    }, f.callees_main)
+    assert.are.same({
+      title = "callgrind: callers of helper (Ir)",
+      items = {
+        { file = T .. "/abs/util.c", lnum = 12, text = "compute → helper  4 calls  inclusive 80" },
+        { file = T .. "/prof/main.c", lnum = 5, text = "main → helper  1 call  inclusive 20" },
+      },
+    }, f.callers_helper)
+    -- the narrowest range holding the line wins: compute's line 7 inside fast_op's 5..9
+    assert.are.equal("callgrind: callees of compute (Ir)", f.callees_at_fast_7.title)
+    assert.are.same({ title = "callgrind: callers of fast_op (Ir)", items = {} }, f.callers_at_fast_5)
+    -- no function: said so, the list left alone
+    assert.are.equal(1, #f.no_function)
+    assert.are.equal("callgrind: callers of fast_op (Ir)", f.quickfix_after_no_function)
+    assert.are.equal(1, #f.no_costs)
+  end)
+
+  it("keeps the loaded profile when another fails to load", function()
+    local f = findings()
+    assert.are.equal(1, #f.load_error)
+    assert.are.equal(ERROR_LEVEL, f.load_error[1].level)
+    assert.are.equal("callgrind: " .. dir .. "/prof/broken.out:4: bad cost 'x'", f.load_error[1].message)
+    assert.are.equal(dir .. "/prof/hand.out", f.path_after_error)
+    assert.are.equal("Ir 400", f.util_after_error[11].text)
+  end)
+
+  it("shows signs only, virtual text only, or both", function()
+    local f = findings()
+    assert.are.same({}, f.signs_only.marks)
+    assert.are.same({ [10] = "CallgrindHeat2", [11] = "CallgrindHeat3", [12] = "CallgrindHeat2" }, f.signs_only.signs)
+    assert.are.same({ [10] = "Ir 50", [11] = "Ir 400", [12] = "Ir 30 ⇒ 80 incl" }, texts(f.text_only.marks))
+    assert.are.same({}, f.text_only.signs)
+  end)
+
+  it("reads the profile again when its file changes, and keeps the data when that fails", function()
+    local f = findings()
+    assert.is_true(f.reloaded_in_time)
+    assert.are.same({ [10] = "Ir 50", [11] = "Ir 800", [12] = "Ir 30 ⇒ 80 incl" }, texts(f.reloaded.marks.util))
+    assert.are.same({ [3] = "Ir 5", [4] = "Ir 2 ⇒ 1,000 incl", [5] = "Ir 1 ⇒ 20 incl" }, texts(f.reloaded.marks.main))
+    assert.is_true(f.reload_error_in_time)
+    assert.are.equal(1, f.reload_error_generation)
+    assert.are.equal("Ir 800", f.after_reload_error[11].text)
+    assert.are.equal(2, f.explicit_reload.generation)
+    assert.are.equal("Ir 1,234,567", f.explicit_reload.marks[11].text)
+  end)
+
+  it("clears every mark, sign and autocommand, and forgets the profile", function()
+    local f = findings()
+    assert.are.same({ marks = 0, signs = 0 }, f.cleared)
+    assert.is_false(f.cleared_state.loaded)
+    assert.is_nil(f.cleared_state.path)
+    assert.are.equal(0, f.cleared_autocmds)
+    assert.are.same({ marks = {}, signs = {} }, f.reopened_after_clear)
+    assert.are.equal(1, #f.top_without_profile)
+    assert.are.equal("quickfix", f.window_after_top)
+  end)
+end)
+
+---------------------------------------------------------------------------
+-- The bundled sample
+---------------------------------------------------------------------------
+
+describe("the Neovim plugin on the bundled sample profile", function()
+  local dir
+  local findings = once(function()
+    dir = make_dir()
+    return scenario("sample.lua", dir, REPO)
+  end)
+
+  teardown(function()
+    if dir then
+      execute("rm -rf " .. quote(dir))
+    end
+  end)
+
+  local prof = assert(callgrind.load("examples/data/sample.callgrind.gz"))
+  local total = prof:total("Ir")
+
+  -- What the plugin should write on each line, from annotate.file_costs.
+  local function expected(number)
+    local lines = annotate.file_costs(prof, "examples/data/sample.c", { "Ir" })
+    local out = {}
+    for n, entry in pairs(lines) do
+      if n > 0 and (entry.self.Ir ~= 0 or #entry.calls > 0) then
+        local text = "Ir " .. number(entry.self.Ir)
+        if #entry.calls > 0 then
+          local inclusive = 0
+          for _, call in ipairs(entry.calls) do
+            inclusive = inclusive + call.inclusive.Ir
+          end
+          text = text .. " ⇒ " .. number(inclusive) .. " incl"
+        end
+        out[n] = text
+      end
+    end
+    return out
+  end
+
+  it("annotates the source opened after the load with annotate.file_costs' numbers", function()
+    local f = findings()
+    assert.are.equal(72, f.lines)
+    assert.are.same(expected(format.thousands), texts(f.marks))
+    assert.are.same({}, f.signs) -- virtual text only by default
+  end)
+
+  it("echoes the progress of the load", function()
+    local echoes = findings().echoes
+    assert.is_true(#echoes >= 2)
+    assert.matches("^callgrind: loading sample%.callgrind%.gz %d+%%$", echoes[1])
+    assert.are.equal("callgrind: loading sample.callgrind.gz 100%", echoes[#echoes - 1])
+    assert.are.equal("", echoes[#echoes]) -- cleared at the end
+  end)
+
+  it("writes the numbers callgrind_annotate prints for sample.c", function()
+    local marks = texts(findings().marks)
+    -- callgrind_annotate 3.19 on the sample: line 20 642,646; line 27 180,832 with
+    -- 685,824 + 695 in its calls; line 44 321,519 with 1,808,505 + 732; line 70 7 with
+    -- 121,231 + 673; total 4,976,287
+    assert.are.equal(4976287, total)
+    assert.are.equal("Ir 642,646", marks[20])
+    assert.are.equal("Ir 180,832 ⇒ 686,519 incl", marks[27])
+    assert.are.equal("Ir 321,519 ⇒ 1,809,237 incl", marks[44])
+    assert.are.equal("Ir 7 ⇒ 121,904 incl", marks[70])
+    assert.is_nil(marks[62]) -- no cost there
+  end)
+
+  it("writes percentages of the total", function()
+    local percent = texts(findings().percent)
+    assert.are.same(expected(function(n)
+      return ("%.2f%%"):format(100 * n / total)
+    end), percent)
+    assert.are.equal("Ir 12.91%", percent[20]) -- 642,646 / 4,976,287
+    assert.are.equal("Ir 6.46% ⇒ 36.36% incl", percent[44])
+  end)
+
+  it("lists the hottest functions as prof:top orders them", function()
+    local top = findings().top
+    assert.are.equal("callgrind: top 5 functions by self Ir", top.title)
+    assert.are.equal(5, #top.items)
+    for i, fn in ipairs(prof:top { event = "Ir", limit = 5 }) do
+      local item = top.items[i]
+      assert.are.equal(format.thousands(fn:self("Ir")), item.text:match("^%s*([%d,]+) self"))
+      assert.are.equal(format.thousands(fn:inclusive("Ir")), item.text:match("self  %s*([%d,]+) incl"))
+      assert.are.equal(fn.name, item.text:match("incl  (.*)$"))
+      -- at the lowest line of the function's code in its own file
+      local first
+      for record in fn:lines() do
+        if record.file == fn.file and record.line > 0 and (not first or record.line < first) then
+          first = record.line
+        end
+      end
+      assert.are.equal(first, item.lnum)
+      -- glibc's sources are not in the repository: named as the profile writes them
+      assert.are.equal(fn.file:match("[^/]+$"), item.file:match("[^/]+$"))
+    end
+    assert.are.equal("1,859,688 self  4,852,108 incl  main", top.items[1].text)
+    assert.are.equal(REPO .. "/examples/data/sample.c", top.items[1].file)
+    local fib = top.items[4]
+    assert.are.same({ REPO .. "/examples/data/sample.c", 54 }, { fib.file, fib.lnum })
+    assert.matches("fib'2$", fib.text)
+  end)
+
+  it("lists the callers of the function on the cursor line", function()
+    local callers = findings().callers_fib
+    -- on line 54 fib and fib'2 both span one line; fib'2 costs more
+    assert.are.equal("callgrind: callers of fib'2 (Ir)", callers.title)
+    local fn, calls = nil, {}
+    for candidate in prof:functions() do
+      if candidate.name == "fib'2" then
+        fn = candidate
+      end
+    end
+    for call in fn:callers() do
+      calls[#calls + 1] = call
+    end
+    table.sort(calls, function(a, b)
+      return a:inclusive("Ir") > b:inclusive("Ir")
+    end)
+    assert.are.equal(#calls, #callers.items)
+    for i, call in ipairs(calls) do
+      local item = callers.items[i]
+      assert.are.equal(call.line, item.lnum)
+      assert.are.equal(("%s → fib'2  %s  inclusive %s"):format(call.caller.name,
+        format.thousands(call.count) .. (call.count == 1 and " call" or " calls"),
+        format.thousands(call:inclusive("Ir"))), item.text)
+    end
+  end)
+end)
