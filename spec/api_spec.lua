@@ -263,3 +263,65 @@ describe("handles", function()
     end)
   end
 end)
+
+describe("prof:line_costs", function()
+  -- main and helper both have code on a.c:3; helper's inlined code from h.h counts for h.h
+  local text = table.concat({
+    "events: Ir Dr",
+    "event: Sum = Ir + Dr",
+    "fl=a.c",
+    "fn=main",
+    "2 10 1",
+    "3 5 2",
+    "cfn=helper",
+    "calls=1 3",
+    "3 100 20",
+    "fn=helper",
+    "3 7 1",
+    "fi=h.h",
+    "9 4 4",
+    "fe=a.c",
+    "4 2 0",
+  }, "\n") .. "\n"
+
+  it("sums every function's self cost per file and line", function()
+    local prof = assert(callgrind.parse(text))
+    assert.same({ ["a.c"] = { [2] = 10, [3] = 12, [4] = 2 }, ["h.h"] = { [9] = 4 } },
+      prof:line_costs("Ir"))
+    assert.same({ ["a.c"] = { [2] = 1, [3] = 3, [4] = 0 }, ["h.h"] = { [9] = 4 } },
+      prof:line_costs(2))
+    assert.same({ ["a.c"] = { [2] = 11, [3] = 15, [4] = 2 }, ["h.h"] = { [9] = 8 } },
+      prof:line_costs("Sum"))
+  end)
+
+  it("gives one file when asked", function()
+    local prof = assert(callgrind.parse(text))
+    assert.same({ ["h.h"] = { [9] = 4 } }, prof:line_costs("Ir", "h.h"))
+    assert.same({}, prof:line_costs("Ir", "b.c"))
+  end)
+
+  it("puts code without line positions on line 0", function()
+    local prof = assert(callgrind.parse("positions: instr\nevents: Ir\nfl=a.c\nfn=f\n0x10 3\n0x14 4\n"))
+    assert.same({ ["a.c"] = { [0] = 7 } }, prof:line_costs("Ir"))
+  end)
+
+  it("agrees with a walk over every line record of a real profile", function()
+    local prof = assert(callgrind.load(SAMPLE))
+    local walked = {}
+    for fn in prof:functions() do
+      for line in fn:lines() do
+        local lines = walked[line.file or ""] or {}
+        walked[line.file or ""] = lines
+        lines[line.line or 0] = (lines[line.line or 0] or 0) + line:cost("Ir")
+      end
+    end
+    assert.same(walked, prof:line_costs("Ir"))
+    local sample = "examples/data/sample.c"
+    assert.equal(642646, prof:line_costs("Ir", sample)[sample][20])
+  end)
+
+  it("refuses an unknown event", function()
+    local prof = assert(callgrind.parse(text))
+    assert.has_error(function() prof:line_costs("Xx") end, "unknown event 'Xx' (known: Ir, Dr, Sum, CEst)")
+  end)
+end)

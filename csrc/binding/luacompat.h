@@ -61,9 +61,12 @@ static inline int compat_isinteger(lua_State *L, int idx) {
     lua_Number n = lua_tonumber(L, idx);
     return n >= -9223372036854775808.0 && n < 9223372036854775808.0 && n == (lua_Number)(int64_t)n;
 }
-/* Only for values compat_isinteger accepted. */
+/* Exact for values compat_isinteger accepts; others are clamped to int64_t's range. */
 static inline int64_t compat_toint64(lua_State *L, int idx) {
-    return (int64_t)lua_tonumber(L, idx);
+    lua_Number n = lua_tonumber(L, idx);
+    if (n >= 9223372036854775807.0) return INT64_MAX;
+    if (n <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)n;
 }
 #endif
 

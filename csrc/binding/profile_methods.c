@@ -81,6 +81,65 @@ static int profile_total(lua_State *L) {
     return push_cost(L, p, cg_total_costs(p), check_event(L, p, 2));
 }
 
+/* Adds v to the number at key `line` of the table at `lines`. */
+static void add_line_cost(lua_State *L, int lines, uint64_t line, cg_cost v, const char *event) {
+    compat_pushuint64(L, line);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, lines);
+    cg_cost sum = v;
+    if (!lua_isnil(L, -1) && __builtin_add_overflow(compat_toint64(L, -1), v, &sum))
+        luaL_error(L, "the cost of event '%s' on a line does not fit in 64 bits", event);
+    lua_pop(L, 1);
+    compat_pushint64(L, sum);
+    lua_rawset(L, lines);
+}
+
+/* prof:line_costs(ev [, file]): { [file] = { [line] = self cost } }, the self cost of every
+ * source line (or instruction's line) summed over all functions, for one event; only `file`
+ * when given. Line 0 holds code without line information. The same sums a walk over every
+ * function's lines() gives, without making an object per record. */
+static int profile_line_costs(lua_State *L) {
+    cg_profile *p = check_profile(L, 1);
+    size_t ev = check_event(L, p, 2);
+    const char *event = cg_event_name(p, ev);
+    const char *only = luaL_optstring(L, 3, NULL);
+    int has_lines = (cg_positions(p) & CG_POS_LINE) != 0;
+    cg_line_cursor *cursor = compat_newuserdata(L, sizeof *cursor); /* collected, never leaked */
+    lua_newtable(L);
+    int result = lua_gettop(L);
+    lua_pushnil(L); /* the table of the current file */
+    int lines = lua_gettop(L);
+    for (size_t fn = 0; fn < cg_function_count(p); fn++) {
+        const char *current = NULL;
+        int skipping = 0;
+        cg_line rec;
+        cg_line_cursor_init(cursor, p, fn);
+        while (cg_line_cursor_next(cursor, &rec)) {
+            const char *file = rec.file ? rec.file : "";
+            if (file != current && (!current || strcmp(file, current))) {
+                current = file;
+                skipping = only && strcmp(file, only) != 0;
+                if (skipping) continue;
+                lua_getfield(L, result, file);
+                if (lua_isnil(L, -1)) {
+                    lua_pop(L, 1);
+                    lua_newtable(L);
+                    lua_pushvalue(L, -1);
+                    lua_setfield(L, result, file);
+                }
+                lua_replace(L, lines);
+            }
+            if (skipping) continue;
+            cg_cost v;
+            if (cg_cost_of(p, rec.costs, ev, &v) != CG_OK)
+                return luaL_error(L, "the cost of event '%s' does not fit in 64 bits", event);
+            add_line_cost(L, lines, has_lines ? rec.line : 0, v, event);
+        }
+    }
+    lua_settop(L, result);
+    return 1;
+}
+
 static int profile_find(lua_State *L) {
     profile_box *box = check_box(L, 1);
     cg_profile *p = open_profile(L, box);
@@ -260,19 +319,14 @@ int profile_close(lua_State *L) {
     return 0;
 }
 
-const luaL_Reg profile_methods[] = {{"events", profile_events},
-                                    {"event_info", profile_event_info},
-                                    {"total", profile_total},
-                                    {"functions", profile_functions},
-                                    {"find", profile_find},
-                                    {"stats", profile_stats},
-                                    {"warnings", profile_warnings},
-                                    {"sections", profile_sections},
-                                    {"cycles", profile_cycles},
-                                    {"positions", profile_positions},
-                                    {"exact", profile_exact},
-                                    {"close", profile_close},
-                                    {NULL, NULL}};
+const luaL_Reg profile_methods[] = {
+    {"events", profile_events},     {"event_info", profile_event_info},
+    {"total", profile_total},       {"functions", profile_functions},
+    {"find", profile_find},         {"stats", profile_stats},
+    {"warnings", profile_warnings}, {"sections", profile_sections},
+    {"cycles", profile_cycles},     {"positions", profile_positions},
+    {"exact", profile_exact},       {"line_costs", profile_line_costs},
+    {"close", profile_close},       {NULL, NULL}};
 
 /* __close is set by module.c where the Lua version has it */
 const luaL_Reg profile_meta[] = {

@@ -84,11 +84,11 @@ local function callee_label(entry)
 end
 
 -- The calls of one source line, one entry per callee:
--- { {callee = fn, count = n, inclusive = {ev = cost}}, ... }.
+-- { {callee = fn, count = n, inclusive = {ev = cost}}, ... }, sorted by `order`.
 -- Where a line holds both a call into a recursion and the recursive calls made from the
 -- same line further down (callgrind's fact -> fact'2 and fact'2 -> fact'2), the recursive
 -- ones are left out: their cost is already part of the call that entered the recursion.
-local function line_calls(records, events)
+local function line_calls(records, events, order)
   local plain = false
   for _, call in ipairs(records) do
     if not is_recursive(call) then
@@ -112,7 +112,9 @@ local function line_calls(records, events)
       end
     end
   end
-  table.sort(list, call_order(events, callee_label))
+  if #list > 1 then
+    table.sort(list, order)
+  end
   return list
 end
 
@@ -121,22 +123,20 @@ end
 --   events: events of the line data
 --   sort:   when given, also sums the self cost of every (file, function) pair for these
 --           events, for the file selection below
--- Returns files = { [file] = { [line] = { self = {ev = cost}, records = {call, ...} } } },
+-- Returns files = { [file] = { [line] = { self = {ev = cost}, records = {call, ...} or nil } } },
 -- and keys = { [label] = { label =, file =, costs = {cost per sort event} } }.
+-- Line records can be millions: their self costs are summed by prof:line_costs, and the
+-- per-function keys, when asked for, read events by index.
 local function gather(prof, wanted, events, sort)
-  local union, slot = {}, {}
-  local function use(ev)
-    if not slot[ev] then
-      union[#union + 1] = ev
-      slot[ev] = #union
-    end
+  local index = {}
+  for i, ev in ipairs(events) do
+    index[i] = prof:event_info(ev).index
   end
-  for _, ev in ipairs(events) do
-    use(ev)
+  local sort_index = {}
+  for i, ev in ipairs(sort or {}) do
+    sort_index[i] = prof:event_info(ev).index
   end
-  for _, ev in ipairs(sort or {}) do
-    use(ev)
-  end
+  local nsort = #sort_index
 
   local files, keys = {}, {}
   local function line_entry(file, n)
@@ -147,47 +147,59 @@ local function gather(prof, wanted, events, sort)
     end
     local entry = lines[n]
     if not entry then
-      entry = { self = zero_costs(events), records = {} }
+      entry = { self = zero_costs(events) }
       lines[n] = entry
     end
     return entry
   end
 
-  for fn in prof:functions() do
-    local name = fn.name
-    for record in fn:lines() do
-      local file = record.file or ""
-      local costs = {}
-      for i, ev in ipairs(union) do
-        costs[i] = record:cost(ev)
+  -- self costs: summed per line by the C core, one pass per event
+  local only
+  for file in pairs(wanted or {}) do
+    only = only == nil and file or false
+  end
+  for i, ev in ipairs(events) do
+    for file, lines in pairs(prof:line_costs(index[i], only or nil)) do
+      if not wanted or wanted[file] then
+        for n, cost in pairs(lines) do
+          local self = line_entry(file, n).self
+          self[ev] = self[ev] + cost
+        end
       end
-      if sort then
-        -- callgrind_annotate's key: the line's file (the header for inlined code) and
-        -- the function's name, whatever the object
+    end
+  end
+
+  for fn in prof:functions() do
+    if nsort > 0 then
+      -- callgrind_annotate's key: the line's file (the header for inlined code) and the
+      -- function's name, whatever the object
+      local name = fn.name
+      for record in fn:lines() do
+        local file = record.file or ""
         local label = file .. ":" .. name
         local key = keys[label]
         if not key then
           key = { label = label, file = file, costs = {} }
-          for i = 1, #sort do
+          for i = 1, nsort do
             key.costs[i] = 0
           end
           keys[label] = key
         end
-        for i, ev in ipairs(sort) do
-          key.costs[i] = key.costs[i] + costs[slot[ev]]
-        end
-      end
-      if not wanted or wanted[file] then
-        local self = line_entry(file, record.line or 0).self
-        for _, ev in ipairs(events) do
-          self[ev] = self[ev] + costs[slot[ev]]
+        local costs = key.costs
+        for i = 1, nsort do
+          costs[i] = costs[i] + record:cost(sort_index[i])
         end
       end
     end
     for call in fn:callees() do
       local file = call.file or ""
       if not wanted or wanted[file] then
-        local records = line_entry(file, call.line or 0).records
+        local entry = line_entry(file, call.line or 0)
+        local records = entry.records
+        if not records then
+          records = {}
+          entry.records = records
+        end
         records[#records + 1] = call
       end
     end
@@ -197,9 +209,13 @@ end
 
 -- Turns gathered lines into file_costs() entries: { self = {...}, calls = {...} }.
 local function finish_lines(lines, events)
+  local order = call_order(events, callee_label)
   local result = {}
   for n, entry in pairs(lines or {}) do
-    result[n] = { self = entry.self, calls = line_calls(entry.records, events) }
+    local records = entry.records
+    entry.records = nil
+    entry.calls = records and line_calls(records, events, order) or {}
+    result[n] = entry
   end
   return result
 end
