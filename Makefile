@@ -22,7 +22,7 @@ C_TESTS      := $(patsubst spec/c/%.c,$(BUILD)/ctest/%,$(wildcard spec/c/test_*.
 BUSTED       := $(LUA) /usr/bin/busted
 LUA_ENV      := LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;;" LUA_CPATH="$(BUILD)/?.so;;"
 
-.PHONY: all deps test test-c test-lua test-all jit-module nvim demo clean format install
+.PHONY: all deps test test-c test-lua test-all modules jit-module nvim demo clean format install
 
 all: $(MODULE)
 
@@ -51,7 +51,8 @@ $(BUILD)/ctest/%: spec/c/%.c $(CORE_LIB) spec/c/ctest.h
 
 # `make test` runs the C tests once and the busted suite on every Lua interpreter installed
 # (LUAS names them; CI names all five so that a missing one fails); `make test-lua` runs the
-# suite on $(LUA) only. The Neovim specs need the LuaJIT module, built whenever LuaJIT is there.
+# suite on $(LUA) only; `make modules` builds the module for each. The Neovim specs need the
+# LuaJIT module, built whenever LuaJIT's headers are there.
 ALL_LUAS     := lua5.1 lua5.2 lua5.3 lua5.4 luajit
 LUAS         ?= $(foreach lua,$(ALL_LUAS),$(if $(shell command -v $(lua)),$(lua)))
 JIT_INCDIR   := /usr/include/luajit-2.1
@@ -65,15 +66,24 @@ test-c: $(C_TESTS)
 test-lua: $(MODULE) $(if $(wildcard $(JIT_INCDIR)/lua.h),jit-module)
 	$(LUA_ENV) $(BUSTED) --output=utfTerminal spec
 
-test-all:
+# Runs `make GOAL` once per interpreter of LUAS, with its version and headers.
+define each_lua
 	@set -e; for lua in $(LUAS); do \
 	    case $$lua in \
 	        luajit) version=jit; incdir=$(JIT_INCDIR) ;; \
 	        *) version=$${lua#lua}; incdir=/usr/include/lua$$version ;; \
 	    esac; \
-	    echo "== busted on $$lua"; \
-	    $(MAKE) --no-print-directory LUA=$$lua LUA_VERSION=$$version LUA_INCDIR=$$incdir test-lua; \
+	    echo "== $(1) on $$lua"; \
+	    $(MAKE) --no-print-directory LUA=$$lua LUA_VERSION=$$version LUA_INCDIR=$$incdir $(1); \
 	done
+endef
+
+test-all:
+	$(call each_lua,test-lua)
+
+# The module for every interpreter of LUAS, each in build/VERSION/.
+modules:
+	$(call each_lua,all)
 
 # The module for LuaJIT, which Neovim embeds; `make nvim` puts it where Neovim's runtimepath
 # loader finds it (lua/callgrind/core.so), for using the plugin from a checkout.
@@ -102,11 +112,16 @@ clean:
 BENCH_BIN    := $(BUILD)/bench
 BENCH_PROGS  := $(BENCH_BIN)/gen $(BENCH_BIN)/driver $(BENCH_BIN)/workload
 
-.PHONY: bench
+.PHONY: bench bench-flavours
 
 bench: deps $(MODULE) $(BENCH_PROGS)
 	$(LUA_ENV) BENCH_BIN=$(BENCH_BIN) BENCH_QUICK=$(BENCH_QUICK) BENCH_BIG=$(BENCH_BIG) \
 	    BENCH_LUA=$(LUA) $(LUA) bench/run.lua
+
+# The Lua side on every interpreter of LUAS, on the data files `make bench` made:
+# bench/flavours.md.
+bench-flavours: deps modules
+	BENCH_LUAS="$(LUAS)" $(LUA) bench/flavours.lua
 
 $(BENCH_BIN)/driver: bench/driver.c $(CORE_LIB) csrc/callgrind.h
 	@mkdir -p $(dir $@)
