@@ -2,8 +2,10 @@
 # Every interpreter is named explicitly: `lua` may point at any version.
 
 LUA          ?= lua5.4
-LUA_VERSION  ?= 5.4
-LUA_INCDIR   ?= $(firstword $(wildcard /usr/include/lua$(LUA_VERSION)) /usr/include)
+# LUA_VERSION names the build directory (build/5.3, build/jit) and follows LUA unless given.
+LUA_VERSION  ?= $(if $(filter luajit,$(LUA)),jit,$(patsubst lua%,%,$(LUA)))
+LUA_INCDIR   ?= $(if $(filter jit,$(LUA_VERSION)),/usr/include/luajit-2.1,$(firstword \
+                  $(wildcard /usr/include/lua$(LUA_VERSION)) /usr/include))
 CC           ?= cc
 CFLAGS       ?= -O2 -g
 WARN         := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -69,12 +71,8 @@ test-lua: $(MODULE) $(if $(wildcard $(JIT_INCDIR)/lua.h),jit-module)
 # Runs `make GOAL` once per interpreter of LUAS, with its version and headers.
 define each_lua
 	@set -e; for lua in $(LUAS); do \
-	    case $$lua in \
-	        luajit) version=jit; incdir=$(JIT_INCDIR) ;; \
-	        *) version=$${lua#lua}; incdir=/usr/include/lua$$version ;; \
-	    esac; \
 	    echo "== $(1) on $$lua"; \
-	    $(MAKE) --no-print-directory LUA=$$lua LUA_VERSION=$$version LUA_INCDIR=$$incdir $(1); \
+	    $(MAKE) --no-print-directory LUA=$$lua $(1); \
 	done
 endef
 
@@ -88,8 +86,7 @@ modules:
 # The module for LuaJIT, which Neovim embeds; `make nvim` puts it where Neovim's runtimepath
 # loader finds it (lua/callgrind/core.so), for using the plugin from a checkout.
 jit-module:
-	@$(MAKE) --no-print-directory LUA=luajit LUA_VERSION=jit LUA_INCDIR=$(JIT_INCDIR) \
-	    CFLAGS="-O2 -g" BUILD=build/jit all
+	@$(MAKE) --no-print-directory LUA=luajit CFLAGS="-O2 -g" BUILD=build/jit all
 
 nvim: jit-module
 	cp $(JIT_MODULE) lua/callgrind/core.so
@@ -100,8 +97,10 @@ demo: deps $(MODULE)
 format:
 	clang-format -i csrc/*.c csrc/*.h csrc/binding/*.c csrc/binding/*.h spec/c/*.c spec/c/*.h
 
+# LuaRocks knows LuaJIT as Lua 5.1 (whose tree LuaJIT searches), with LuaJIT's headers.
 install:
-	luarocks --lua-version $(LUA_VERSION) make callgrind-scm-1.rockspec
+	luarocks --lua-version $(if $(filter jit,$(LUA_VERSION)),5.1,$(LUA_VERSION)) \
+	    make callgrind-scm-1.rockspec $(if $(filter jit,$(LUA_VERSION)),LUA_INCDIR=$(JIT_INCDIR))
 
 clean:
 	rm -rf build lua/callgrind/core.so

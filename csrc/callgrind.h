@@ -1,7 +1,7 @@
 /*
  * callgrind.h - read Callgrind and Cachegrind profiles into a compact, read-only model.
  *
- * This is the whole public C API. It knows nothing of Lua: the binding in lcallgrind.c and any
+ * This is the whole public C API. It knows nothing of Lua: the Lua binding (binding/) and any
  * other embedder use only what is declared here.
  *
  * Conventions:

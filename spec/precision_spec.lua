@@ -90,6 +90,14 @@ describe("obj:exact()", function()
     assert.equal("4112", record:exact("addr"))
   end)
 
+  if has_integers then
+    it("gives the halves as integers on Lua 5.3 and later", function()
+      local high, low = lines_of(load_big():find("main"))[1]:exact("cost", "Ir", "halves")
+      assert.equal("integer", math.type(high))
+      assert.equal("integer", math.type(low))
+    end)
+  end
+
   it("gives nil for a position the profile does not have", function()
     local prof = assert(callgrind.parse("events: Ir\nfn=f\n7 3\n"))
     local record = prof:find("f"):lines()()
@@ -179,5 +187,28 @@ describe("iterators", function()
     assert.equal("c", iter().name)
     assert.is_nil(iter())
     assert.is_nil(iter())
+  end)
+end)
+
+describe("printed forms", function()
+  it("print line numbers past 2^31 and counts past 2^53 exactly", function()
+    local prof = assert(callgrind.parse(table.concat({
+      "events: Ir",
+      "fl=a.c",
+      "fn=f",
+      "4294967301 5",
+      "cfn=g",
+      "calls=9007199254740993 8589934592",
+      "4294967301 7",
+      "jump=9007199254740995 4294967302",
+      "4294967301",
+      "fn=g",
+      "8589934592 7",
+    }, "\n") .. "\n"))
+    local f = prof:find("f")
+    assert.equal("line a.c:4294967301", tostring(f:lines()()))
+    assert.equal("call f -> g (9007199254740993 times at a.c:4294967301)", tostring(f:callees()()))
+    assert.equal("jump a.c:4294967301 -> a.c:4294967302 (9007199254740995/9007199254740995)",
+      tostring(f:jumps()()))
   end)
 end)

@@ -83,7 +83,7 @@ fn=(7)
       local s = again:sections()[1]
       assert.equal("./prog 10", s.cmd)
       assert.equal("Program termination", s.desc.Trigger)
-      assert.truthy(text:find("creator: xdebug 3.1; rewritten by lua-callgrind", 1, true))
+      assert.truthy(text:find("creator: xdebug 3.1; rewritten by the callgrind Lua module 0.1.0", 1, true))
       assert.falsy(text:find("event: CEst", 1, true)) -- known formulas come back by themselves
     end
   end)

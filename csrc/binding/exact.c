@@ -1,6 +1,6 @@
 /* exact.c - obj:exact(name [, event] [, form]): a 64-bit cost, count or position exactly, where
  * a Lua number may not hold it (Lua 5.1 and LuaJIT have only doubles, exact up to 2^53). The
- * form is "string" (decimal, the default) or "halves": two numbers high, low with
+ * form is "string" (decimal, the default) or "halves": two integers high, low with
  * value = high * 2^32 + low, 0 <= low < 2^32. Every Lua version has it, so scripts that use it
  * run everywhere. */
 #include <inttypes.h>
@@ -24,8 +24,8 @@ static int push_signed(lua_State *L, int64_t v, int form_idx) {
     uint64_t low = (uint64_t)v & 0xffffffffu;
     /* v - low is a multiple of 2^32 no lower than INT64_MIN (itself one): exact, no overflow */
     int64_t high = (v - (int64_t)low) / ((int64_t)1 << 32);
-    lua_pushnumber(L, (lua_Number)high);
-    lua_pushnumber(L, (lua_Number)low);
+    compat_pushint64(L, high);
+    compat_pushint64(L, (int64_t)low);
     return 2;
 }
 
@@ -36,8 +36,8 @@ static int push_unsigned(lua_State *L, uint64_t v, int form_idx) {
         lua_pushstring(L, text);
         return 1;
     }
-    lua_pushnumber(L, (lua_Number)(v >> 32));
-    lua_pushnumber(L, (lua_Number)(v & 0xffffffffu));
+    compat_pushint64(L, (int64_t)(v >> 32));
+    compat_pushint64(L, (int64_t)(v & 0xffffffffu));
     return 2;
 }
 

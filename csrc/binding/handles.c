@@ -1,8 +1,20 @@
 /* handles.c - functions, calls, lines and jumps: their fields, costs and printed forms. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "binding.h"
+
+/* Decimal text of a 64-bit number, for printed forms (lua_pushfstring has no 64-bit format). */
+typedef struct number_text {
+    char s[24];
+} number_text;
+
+static number_text text_of(uint64_t v) {
+    number_text t;
+    snprintf(t.s, sizeof t.s, "%" PRIu64, v);
+    return t;
+}
 
 int function_index(lua_State *L) {
     handle *h = lua_touserdata(L, 1); /* __index: only reached through the metatable */
@@ -90,12 +102,10 @@ int call_tostring(lua_State *L) {
         return 1;
     }
     cg_profile *p = h->box->p;
-    char count[32];
-    snprintf(count, sizeof count, "%llu", (unsigned long long)cg_call_times(p, h->index));
-    lua_pushfstring(L, "call %s -> %s (%s times at %s:%d)",
-                    cg_function_name(p, cg_call_caller(p, h->index)),
-                    cg_function_name(p, cg_call_callee(p, h->index)), count,
-                    cg_call_file(p, h->index), (int)cg_call_line(p, h->index));
+    lua_pushfstring(
+        L, "call %s -> %s (%s times at %s:%s)", cg_function_name(p, cg_call_caller(p, h->index)),
+        cg_function_name(p, cg_call_callee(p, h->index)), text_of(cg_call_times(p, h->index)).s,
+        cg_call_file(p, h->index), text_of(cg_call_line(p, h->index)).s);
     return 1;
 }
 
@@ -133,7 +143,7 @@ int line_tostring(lua_State *L) {
     cg_profile *p = v->box->p;
     char addr[32];
     snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)v->addr);
-    lua_pushfstring(L, "line %s:%d%s%s", v->file, (int)v->line,
+    lua_pushfstring(L, "line %s:%s%s%s", v->file, text_of(v->line).s,
                     (cg_positions(p) & CG_POS_INSTR) ? " at " : "",
                     (cg_positions(p) & CG_POS_INSTR) ? addr : "");
     return 1;
@@ -186,12 +196,11 @@ int jump_tostring(lua_State *L) {
         return 1;
     }
     cg_profile *p = h->box->p;
-    char counts[64];
-    snprintf(counts, sizeof counts, "%llu/%llu", (unsigned long long)cg_jump_taken(p, h->index),
-             (unsigned long long)cg_jump_executed(p, h->index));
-    lua_pushfstring(L, "%s %s:%d -> %s:%d (%s)", cg_jump_conditional(p, h->index) ? "jcnd" : "jump",
-                    cg_jump_from_file(p, h->index), (int)cg_jump_from_line(p, h->index),
-                    cg_jump_to_file(p, h->index), (int)cg_jump_to_line(p, h->index), counts);
+    size_t j = h->index;
+    lua_pushfstring(L, "%s %s:%s -> %s:%s (%s/%s)", cg_jump_conditional(p, j) ? "jcnd" : "jump",
+                    cg_jump_from_file(p, j), text_of(cg_jump_from_line(p, j)).s,
+                    cg_jump_to_file(p, j), text_of(cg_jump_to_line(p, j)).s,
+                    text_of(cg_jump_taken(p, j)).s, text_of(cg_jump_executed(p, j)).s);
     return 1;
 }
 

@@ -291,8 +291,8 @@ end
 
 --- The biggest regressions and improvements between two runs of a program: for self and for
 --- inclusive cost, the functions whose cost grew most and shrank most, with both runs' costs.
--- opts.event (default the first of `new`), opts.limit (rows per list, default 15), opts.inlined
--- ("merge" by default here: one row per function).
+-- opts.event (default the first of `new`), opts.limit (rows per list, default 15). One row per
+-- function (name, file and object), inlined code counting for its function.
 function report.diff(base, new, opts)
   opts = opts or {}
   local ev = query.event(new, opts.event)

@@ -12,6 +12,9 @@ local writer = {}
 
 local concat, format = table.concat, string.format
 
+-- The creator: line of what this module writes.
+local WRITER = "the callgrind Lua module " .. require("callgrind.core")._VERSION
+
 -- ---- names -----------------------------------------------------------------------------------
 
 -- `kind` is one of the format's three name tables: "file", "fn" or "ob".
@@ -180,7 +183,7 @@ local function header_lines(prof, out, columns, events)
   out[#out + 1] = "# callgrind format"
   out[#out + 1] = "version: 1"
   local creator = first and first.creator
-  out[#out + 1] = "creator: " .. (creator and (creator .. "; rewritten by lua-callgrind") or "lua-callgrind")
+  out[#out + 1] = "creator: " .. (creator and (creator .. "; rewritten by " .. WRITER) or WRITER)
   if first then
     for _, h in ipairs(first.headers) do
       if HEADER_KEYS[h.key] and h.key ~= "version" and h.key ~= "creator" then
