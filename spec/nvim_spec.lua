@@ -7,6 +7,7 @@
 local annotate = require "callgrind.annotate"
 local callgrind = require "callgrind"
 local format = require "callgrind.format"
+local fixtures = require "helpers.fixtures"
 local run = require "helpers.run"
 
 local quote = run.quote
@@ -20,21 +21,7 @@ local function execute(command)
   return ok == true and how == "exit" and code == 0
 end
 
-local function read(path)
-  local file = io.open(path, "rb")
-  if not file then
-    return nil
-  end
-  local text = file:read("*a")
-  file:close()
-  return text
-end
-
-local function write(path, text)
-  local file = assert(io.open(path, "wb"))
-  file:write(text)
-  file:close()
-end
+local read, write = fixtures.try_read, fixtures.write
 
 -- vim.log.levels.ERROR
 local ERROR_LEVEL = 4

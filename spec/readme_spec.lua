@@ -11,27 +11,9 @@ local callgrind = require "callgrind"
 local core = require "callgrind.core"
 local run = require "helpers.run"
 
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local text = f:read("*a")
-  f:close()
-  return text
-end
+local fixtures = require "helpers.fixtures"
 
-local function write(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-end
-
-local function list(pattern)
-  local found = {}
-  local pipe = assert(io.popen("ls " .. pattern .. " 2>/dev/null"))
-  for path in pipe:lines() do found[#found + 1] = path end
-  pipe:close()
-  table.sort(found)
-  return found
-end
+local read, write, list = fixtures.read, fixtures.write, fixtures.list
 
 local README = read("README.md")
 

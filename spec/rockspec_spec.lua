@@ -1,12 +1,5 @@
 -- The rockspec builds what the repository holds: every C source and every Lua module.
-local function list(pattern)
-  local found = {}
-  local pipe = assert(io.popen("ls " .. pattern .. " 2>/dev/null"))
-  for path in pipe:lines() do found[#found + 1] = path end
-  pipe:close()
-  table.sort(found)
-  return found
-end
+local list = require("helpers.fixtures").list
 
 local function rockspec()
   local env = {}

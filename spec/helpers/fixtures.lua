@@ -15,6 +15,27 @@ function fixtures.read(path)
   return text
 end
 
+--- The text of a file, or nil when it cannot be read.
+function fixtures.try_read(path)
+  return exists(path) and fixtures.read(path) or nil
+end
+
+function fixtures.write(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+--- The paths a shell pattern names, sorted.
+function fixtures.list(pattern)
+  local found = {}
+  local pipe = assert(io.popen("ls " .. pattern .. " 2>/dev/null"))
+  for path in pipe:lines() do found[#found + 1] = path end
+  pipe:close()
+  table.sort(found)
+  return found
+end
+
 function fixtures.data(name)
   return "spec/data/" .. name
 end
