@@ -43,7 +43,7 @@ local function fmt_s(x)
 end
 
 local function measure(lua, file)
-  local keys = { "load_seconds", "callees_seconds", "lines_seconds", "annotate_seconds" }
+  local keys = { "load_seconds", "callees_seconds", "lines_seconds", "annotate_seconds", "editor_seconds" }
   local samples = {}
   for _, key in ipairs(keys) do samples[key] = {} end
   for _ = 1, file.runs do
@@ -71,12 +71,13 @@ local function main()
     "",
     "CPU time (`os.clock`) of `callgrind.load`, of a walk over every function and its callees "
       .. "(`call.callee`, `call:inclusive(1)`), of a walk over every line record "
-      .. "(`line:cost(1)`), and of `annotate.costs_by_file(prof, {1})` (every file's per-line "
-      .. "costs, what the Neovim plugin shows); median of 3 runs for 100 MB, one run for 1 GB. "
+      .. "(`line:cost(1)`), of `annotate.costs_by_file(prof, {1})` (every file's per-line costs) "
+      .. "and of `annotate.line_totals(prof, 1)` (the same as the sums the Neovim plugin draws); "
+      .. "median of 3 runs for 100 MB, one run for 1 GB. "
       .. "Made by `make bench-flavours`.",
     "",
-    "| file | Lua | load | functions and callees | line records | costs by file |",
-    "| --- | --- | ---: | ---: | ---: | ---: |",
+    "| file | Lua | load | functions and callees | line records | costs by file | line totals |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
   }
   for _, row in ipairs(rows) do out[#out + 1] = "| " .. table.concat(row, " | ") .. " |" end
   local text = table.concat(out, "\n") .. "\n"

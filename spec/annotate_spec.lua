@@ -568,6 +568,53 @@ describe("annotate.costs_by_file", function()
   end)
 end)
 
+describe("annotate.line_totals", function()
+  local prof = load(PROFILE)
+
+  -- What line_totals must give, worked out from costs_by_file.
+  local function expected(by_file, event)
+    local self, calls = {}, {}
+    for file, lines in pairs(by_file) do
+      self[file] = {}
+      for n, line in pairs(lines) do
+        self[file][n] = line.self[event]
+        if #line.calls > 0 then
+          local sum = 0
+          for _, call in ipairs(line.calls) do sum = sum + call.inclusive[event] end
+          calls[file] = calls[file] or {}
+          calls[file][n] = sum
+        end
+      end
+    end
+    return self, calls
+  end
+
+  it("sums each line's self cost and its calls' inclusive cost", function()
+    local self, calls = annotate.line_totals(prof, "Ir")
+    -- b.h:5: main 4 + work 5 + helper 10; its calls to leaf cost 24 inclusive
+    assert.are.equal(19, self["b.h"][5])
+    assert.are.equal(24, calls["b.h"][5])
+    -- r.c:20 enters the recursion once: rec'2's 30, the recursive calls below left out
+    assert.are.equal(30, calls["r.c"][20])
+    local want_self, want_calls = expected(annotate.costs_by_file(prof, { "Dr" }), "Dr")
+    local got_self, got_calls = annotate.line_totals(prof, 2)
+    assert.are.same(want_self, got_self)
+    assert.are.same(want_calls, got_calls)
+  end)
+
+  it("agrees with costs_by_file and callgrind_annotate on the bundled sample", function()
+    local sample = assert(callgrind.load("examples/data/sample.callgrind.gz"))
+    local self, calls = annotate.line_totals(sample, "Ir")
+    local want_self, want_calls = expected(annotate.costs_by_file(sample, { "Ir" }), "Ir")
+    assert.are.same(want_self, self)
+    assert.are.same(want_calls, calls)
+    -- callgrind_annotate: sample.c line 27 costs 180,832 and calls 685,824 + 695
+    assert.are.equal(180832, self["examples/data/sample.c"][27])
+    assert.are.equal(686519, calls["examples/data/sample.c"][27])
+    sample:close()
+  end)
+end)
+
 describe("annotate.source", function()
   local prof = load(PROFILE)
   local contents = {

@@ -247,6 +247,41 @@ function annotate.costs_by_file(prof, events)
   return by_file
 end
 
+--- The per-line sums of one event for every file, in the shape an editor draws them:
+--- self = { [file] = { [line] = self cost } } (prof:line_costs), and
+--- calls = { [file] = { [line] = inclusive cost } } for the lines that make calls: the sum of
+--- what file_costs lists for them, worked out without a table per line or per call.
+function annotate.line_totals(prof, event)
+  local info = prof:event_info(event)
+  local index = info.index
+  -- file_costs' rule (line_calls): a line's recursive calls count only when it makes no
+  -- other call
+  local plain, recursive = {}, {}
+  for fn in prof:functions() do
+    for call in fn:callees() do
+      local sums = is_recursive(call) and recursive or plain
+      local file, line = call.file or "", call.line or 0
+      local lines = sums[file]
+      if not lines then
+        lines = {}
+        sums[file] = lines
+      end
+      lines[line] = (lines[line] or 0) + call:inclusive(index)
+    end
+  end
+  for file, lines in pairs(recursive) do
+    local into = plain[file]
+    if not into then
+      into = {}
+      plain[file] = into
+    end
+    for line, cost in pairs(lines) do
+      if into[line] == nil then into[line] = cost end
+    end
+  end
+  return prof:line_costs(index), plain
+end
+
 ---------------------------------------------------------------------------
 -- Choosing files
 ---------------------------------------------------------------------------

@@ -10,15 +10,31 @@ local buffers = {}
 
 local GROUP = "callgrind"
 
---- The per-file costs of one event (computed once per profile and event).
+--- The per-line sums of one event, computed once per profile and event:
+--- { self = { [file] = { [line] = cost } }, calls = { [file] = { [line] = inclusive cost } } }.
 function buffers.costs_of(event)
   local current = state.current
   local costs = current.costs[event]
   if not costs then
-    costs = annotate.costs_by_file(current.prof, { event })
+    local self, calls = annotate.line_totals(current.prof, event)
+    costs = { self = self, calls = calls }
     current.costs[event] = costs
   end
   return costs
+end
+
+--- Every file name the profile gives a line cost or a call site.
+function buffers.file_names(event)
+  local costs, seen, names = buffers.costs_of(event), {}, {}
+  for _, by_file in ipairs { costs.self, costs.calls } do
+    for name in pairs(by_file) do
+      if not seen[name] then
+        seen[name] = true
+        names[#names + 1] = name
+      end
+    end
+  end
+  return names
 end
 
 --- The profile's names for a buffer's file ({} for special buffers and unnamed ones).
@@ -33,15 +49,23 @@ end
 -- { [line] = { self =, inclusive =, calls = } }.
 local function summed_lines(names, event)
   local costs, lines = buffers.costs_of(event), {}
-  for _, name in ipairs(names) do
-    for n, entry in pairs(costs[name] or {}) do
-      local line = lines[n] or { self = 0, inclusive = 0, calls = 0 }
-      line.self = line.self + entry.self[event]
-      for _, call in ipairs(entry.calls) do
-        line.inclusive = line.inclusive + call.inclusive[event]
-        line.calls = line.calls + 1
-      end
+  local function line_of(n)
+    local line = lines[n]
+    if not line then
+      line = { self = 0, inclusive = 0, calls = 0 }
       lines[n] = line
+    end
+    return line
+  end
+  for _, name in ipairs(names) do
+    for n, cost in pairs(costs.self[name] or {}) do
+      local line = line_of(n)
+      line.self = line.self + cost
+    end
+    for n, inclusive in pairs(costs.calls[name] or {}) do
+      local line = line_of(n)
+      line.inclusive = line.inclusive + inclusive
+      line.calls = line.calls + 1
     end
   end
   return lines

@@ -69,7 +69,7 @@ local function heat_level(percent, heat)
 end
 
 --- The virtual text chunks of a line: { {"Ir 1,234", group}, {" ⇒ 5,678 incl", "CallgrindCall"} }.
---- line = { self = cost, inclusive = cost of its calls, calls = number of callees }.
+--- line = { self = cost, inclusive = cost of its calls, calls = how many files' calls (0: none) }.
 function marks.chunks(line, view)
   local group = share(line.self, view.total) >= view.hot and "CallgrindHot" or "CallgrindCost"
   local chunks = { { view.event .. " " .. marks.cost_text(line.self, view.total, view.format), group } }

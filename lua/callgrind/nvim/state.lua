@@ -9,7 +9,7 @@ return {
   format = options.format, -- "absolute" or "percent"
   generation = 0, -- successful loads so far
   revision = 0, -- changes of what buffers show; a buffer drawn at the current one is up to date
-  -- The loaded profile, or nil: { prof =, path =, event =, costs = { [event] = costs_by_file },
+  -- The loaded profile, or nil: { prof =, path =, event =, costs = { [event] = buffers.costs_of },
   -- resolver =, spans =, watcher =, drawn = { [buf] = revision }, annotated = { [buf] = true } }
   current = nil,
 }
