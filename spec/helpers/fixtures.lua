@@ -1,5 +1,5 @@
--- Where the specs find their inputs: files in spec/data, and the real profiles written by
--- other tools in the shared test data (../shared/testdata, or $CALLGRIND_TESTDATA).
+-- Where the specs find their inputs: files in spec/data, among them the real profiles written
+-- by other tools in spec/data/testdata.
 local fixtures = {}
 
 local function exists(path)
@@ -40,38 +40,33 @@ function fixtures.data(name)
   return "spec/data/" .. name
 end
 
-local testdata = os.getenv("CALLGRIND_TESTDATA")
-if not testdata then
-  for _, dir in ipairs { "../shared/testdata", "../../shared/testdata" } do
-    if exists(dir .. "/thirdparty/SOURCES.md") then
-      testdata = dir
-      break
-    end
-  end
-end
-
--- Absolute, so that tools run from other directories find it too.
-if testdata and testdata:sub(1, 1) ~= "/" then
-  local pipe = io.popen("cd '" .. testdata .. "' && pwd")
-  testdata = pipe:read("*l") or testdata
+-- The profiles written by other tools, kept in the repository (spec/data/testdata/README.md),
+-- as an absolute path so that tools run from other directories find them too.
+local testdata
+do
+  local pipe = assert(io.popen("cd spec/data/testdata && pwd"))
+  testdata = pipe:read("*l")
   pipe:close()
+  assert(testdata, "spec/data/testdata not found: run the specs from the repository's top directory")
 end
 
---- Path of a shared test file, e.g. fixtures.shared("thirdparty/pprof/pprof.cpu.callgrind").
-function fixtures.shared(name)
-  assert(testdata, "shared test data not found: set CALLGRIND_TESTDATA or provide ../shared/testdata")
+--- Path of a test profile written by another tool, e.g.
+--- fixtures.testdata("thirdparty/pprof/pprof.cpu.callgrind").
+function fixtures.testdata(name)
   return testdata .. "/" .. name
 end
 
-function fixtures.shared_dir()
+function fixtures.testdata_dir()
   return testdata
 end
 
---- Every file under a shared test directory (sorted), via `find`.
-function fixtures.shared_files(subdir)
-  local dir = fixtures.shared(subdir)
+--- Every profile under a test data directory (sorted), via `find`: the notes, the licence texts
+--- and callgrind_annotate's outputs beside them are left out.
+function fixtures.testdata_profiles(subdir)
+  local dir = fixtures.testdata(subdir)
   local list = {}
-  local pipe = assert(io.popen("find '" .. dir .. "' -type f | sort"))
+  local pipe = assert(io.popen("find '" .. dir .. "' -type f ! -name '*.md' ! -name '*.post.exp'"
+    .. " ! -path '*/LICENSES/*' ! -path '*/oracle-callgrind_annotate-*' | sort"))
   for line in pipe:lines() do list[#list + 1] = line end
   pipe:close()
   return list
