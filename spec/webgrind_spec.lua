@@ -28,6 +28,7 @@
 -- and no file is left behind. The reader returns nil and a message with a byte offset for data
 -- it cannot read, never raising a Lua error.
 local callgrind = require "callgrind"
+local core = require "callgrind.core"
 local webgrind = require "callgrind.webgrind"
 local vg = require "helpers.valgrind"
 
@@ -515,6 +516,41 @@ describe("webgrind errors", function()
     assert.is_nil(data)
     assert.truthy(err:find("function 'main'", 1, true), err)
     assert.truthy(err:find("does not fit in 32 bits", 1, true), err)
+  end)
+
+  it("checks every number before the core sends a byte", function()
+    local prof = assert(callgrind.parse(NEGATIVE, "negative"))
+    local sent = 0
+    local ok, err = core.write_webgrind(prof, function()
+      sent = sent + 1
+      return true
+    end, "Memory_(bytes)")
+    assert.is_nil(ok)
+    assert.are.equal("function '{main}': self cost (-4096) does not fit in 32 bits", err)
+    assert.are.equal(0, sent)
+  end)
+
+  it("core.write_webgrind sends the functions and stops when the function refuses", function()
+    local prof = assert(callgrind.parse(EXTENDED, "extended"))
+    local parts = {}
+    assert.is_true(core.write_webgrind(prof, function(s)
+      parts[#parts + 1] = s
+      return true
+    end, 1))
+    local data = assert(webgrind.encode(prof))
+    assert.are.equal(data:sub(1, u32_at(data, 4)), table.concat(parts)) -- all but the headers
+    local ok, err = core.write_webgrind(prof, function() return nil, "disk full" end, "Instructions")
+    assert.is_nil(ok)
+    assert.are.equal("disk full", err)
+    assert.has_error(function() core.write_webgrind(prof, print, "nope") end)
+    assert.has_error(function() core.write_webgrind(prof, nil, 1) end)
+  end)
+
+  it("reports a directory it cannot write in", function()
+    local prof = assert(callgrind.parse(EXTENDED, "extended"))
+    local ok, err = prof:write_webgrind("/nonexistent/directory/profile.webgrind")
+    assert.is_nil(ok)
+    assert.truthy(err:find("No such file or directory", 1, true), err)
   end)
 
   it("leaves no file and no temporary file behind when a number does not fit", function()

@@ -1,7 +1,9 @@
 -- prof:write: the Callgrind format out again, read back with the same numbers, by this module
 -- and by callgrind_annotate.
 local callgrind = require "callgrind"
+local core = require "callgrind.core"
 local writer = require "callgrind.writer"
+local reference = require "helpers.reference_writer"
 local model = require "helpers.model"
 local fixtures = require "helpers.fixtures"
 local vg = require "helpers.valgrind"
@@ -122,6 +124,21 @@ fn=(7)
     os.execute("rm -rf " .. dir)
   end)
 
+  it("writes a file in many buffers, the same text as writer.text", function()
+    local prof = assert(callgrind.load("examples/data/sample.callgrind.gz"))
+    local path = os.tmpname()
+    local f = assert(io.open(path, "wb"))
+    assert.is_true(prof:write(f, { compress_positions = false }))
+    f:close()
+    f = assert(io.open(path, "rb"))
+    local written = f:read("*a")
+    f:close()
+    os.remove(path)
+    local text = writer.text(prof, { compress_positions = false })
+    assert.is_true(#text > 4 * 65536) -- the core sends 64 KiB at a time
+    assert.equal(text, written)
+  end)
+
   it("raises for a target that is neither a path nor a file", function()
     local prof = assert(callgrind.parse("events: Ir\nfn=f\n1 5\n"))
     assert.has_error(function() prof:write(42) end)
@@ -129,18 +146,89 @@ fn=(7)
   end)
 end)
 
-describe("prof:write on the shared test profiles", function()
-  for _, path in ipairs(fixtures.shared_files("")) do
-    local skip = path:find("/oracle%-") or path:find("SOURCES.md") or path:find("%.post%.exp$")
-    if not skip then
-      it("reads " .. path:match("testdata/(.*)") .. " back with every number", function()
-        local prof = assert(callgrind.load(path, { strict = false }))
-        for _, v in ipairs(variants) do
-          assert_same_model(prof, (round_trip(prof, v.opts)), v.name)
-        end
-      end)
-    end
+describe("core.write", function()
+  local prof = assert(callgrind.parse(
+    "events: Ir\nfl=a.c\nfn=f\n1 5\ncfn=g\ncalls=2 9\n1 7\nfn=g\n9 7\n"))
+
+  it("sends the function blocks to a function, a buffer at a time", function()
+    local parts = {}
+    assert.is_true(core.write(prof, function(s)
+      parts[#parts + 1] = s
+      return true
+    end))
+    -- the call's target is relative to the last position line; the call site is too
+    assert.equal(
+      "fl=(1) a.c\nfn=(1) f\n1 5\ncfi=(1)\ncfn=(2) g\ncalls=2 +8\n* 7\n\nfn=(2)\n+8 7\n\n",
+      table.concat(parts))
+    parts = {}
+    assert.is_true(core.write(prof, function(s)
+      parts[#parts + 1] = s
+      return true
+    end, { compress_names = false, compress_positions = false }))
+    assert.equal("fl=a.c\nfn=f\n1 5\ncfi=a.c\ncfn=g\ncalls=2 9\n1 7\n\nfn=g\n9 7\n\n",
+      table.concat(parts))
+  end)
+
+  it("stops when the function refuses, with its message", function()
+    local calls = 0
+    local ok, err = core.write(prof, function()
+      calls = calls + 1
+      return nil, "disk full"
+    end)
+    assert.is_nil(ok)
+    assert.equal("disk full", err)
+    assert.equal(1, calls)
+    ok, err = core.write(prof, function() return false end)
+    assert.is_nil(ok)
+    assert.equal("the output refused the data", err)
+  end)
+
+  it("raises what the function raises, and the profile stays usable", function()
+    local ok, err = pcall(core.write, prof, function() error("boom", 0) end)
+    assert.is_false(ok)
+    assert.equal("boom", err)
+    assert.is_true(core.write(prof, function() return true end))
+  end)
+
+  it("refuses to close the profile while it is written", function()
+    local ok, err = pcall(core.write, prof, function() prof:close() end)
+    assert.is_false(ok)
+    assert.truthy(err:find("being written", 1, true), err)
+    assert.equal(12, prof:total("Ir"))
+  end)
+
+  it("raises for bad arguments", function()
+    assert.has_error(function() core.write(prof, "not a function") end)
+    assert.has_error(function() core.write(prof, print, "not a table") end)
+    assert.has_error(function() core.write({}, print) end)
+  end)
+end)
+
+describe("prof:write on the test profiles written by other tools", function()
+  for _, path in ipairs(fixtures.testdata_profiles("")) do
+    it("reads " .. path:match("testdata/(.*)") .. " back with every number", function()
+      local prof = assert(callgrind.load(path, { strict = false }))
+      for _, v in ipairs(variants) do
+        assert_same_model(prof, (round_trip(prof, v.opts)), v.name)
+      end
+    end)
   end
+
+  it("writes every test profile byte for byte as the Lua reference writer does", function()
+    local paths = fixtures.testdata_profiles("")
+    paths[#paths + 1] = "examples/data/sample.callgrind.gz"
+    local options = { {}, { compress_names = false }, { compress_positions = false },
+      { compress_names = false, compress_positions = false } }
+    for _, path in ipairs(paths) do
+      local prof = callgrind.load(path, { strict = false })
+      if prof then
+        for _, opts in ipairs(options) do
+          local text = writer.text(prof, opts)
+          assert(text == reference.text(prof, opts), path .. " differs from the reference")
+        end
+      end
+    end
+  end)
 end)
 
 if not vg.available() then
@@ -175,6 +263,8 @@ describe("prof:write on valgrind profiles", function()
         local prof = assert(callgrind.load(path))
         for _, v in ipairs(variants) do
           assert_same_model(prof, (round_trip(prof, v.opts)), v.name)
+          assert(writer.text(prof, v.opts) == reference.text(prof, v.opts),
+            path .. " differs from the reference")
         end
         local written = vg.work_dir() .. "/" .. path:match("[^/]*$") .. ".written"
         assert.is_true(prof:write(written))

@@ -10,85 +10,15 @@
 -- not is an error naming the function, never a wrapped value.
 local webgrind = {}
 
+local core = require "callgrind.core"
+
 local VERSION = 7
-local LIMIT = 4294967296 -- 2^32
 
-local floor, char, byte = math.floor, string.char, string.byte
+local byte = string.byte
 
-local function u32(v, what)
-  if v < 0 or v >= LIMIT or v ~= floor(v) then
-    error({ message = what .. " (" .. string.format("%d", v) .. ") does not fit in 32 bits" })
-  end
-  return char(v % 256, floor(v / 256) % 256, floor(v / 65536) % 256, floor(v / 16777216) % 256)
-end
-
-local function group_calls(iter, key_of, events_of)
-  local index, list = {}, {}
-  for call in iter do
-    local fn, line = key_of(call)
-    local key = fn.id .. ":" .. line
-    local g = index[key]
-    if not g then
-      g = { fn = fn, line = line, count = 0, cost = 0 }
-      index[key] = g
-      list[#list + 1] = g
-    end
-    g.count = g.count + call.count
-    g.cost = g.cost + events_of(call)
-  end
-  return list
-end
-
---- The preprocessed file as a string.
-function webgrind.encode(prof, opts)
-  opts = opts or {}
-  local ev = opts.event or prof:events()[1]
-  if not ev then error("the profile has no events", 2) end
-  ev = prof:event_info(ev).name
-  local functions, number = {}, {}
-  for fn in prof:functions() do
-    functions[#functions + 1] = fn
-    number[fn] = #functions - 1
-  end
-  local records = {}
-  local ok, err = pcall(function()
-    for i, fn in ipairs(functions) do
-      local label = "function '" .. fn.name .. "'"
-      local first_line = 0
-      for line in fn:lines() do
-        first_line = line.line or 0
-        break
-      end
-      local called_from = group_calls(fn:callers(), function(c) return c.caller, c.line or 0 end,
-        function(c) return c:inclusive(ev) end)
-      local sub_calls = group_calls(fn:callees(), function(c) return c.callee, c.line or 0 end,
-        function(c) return c:inclusive(ev) end)
-      -- invocations: the calls into it; a root that ran counts once
-      local invocations = fn.called
-      if invocations == 0 and (fn:self(ev) ~= 0 or #sub_calls > 0) then invocations = 1 end
-      local parts = {
-        u32(first_line, label .. ": line"), u32(fn:self(ev), label .. ": self cost"),
-        u32(fn:inclusive(ev), label .. ": inclusive cost"), u32(invocations, label .. ": invocations"),
-        u32(#called_from, label .. ": callers"), u32(#sub_calls, label .. ": calls"),
-      }
-      for _, list in ipairs { called_from, sub_calls } do
-        for _, c in ipairs(list) do
-          parts[#parts + 1] = u32(number[c.fn], label .. ": function number")
-          parts[#parts + 1] = u32(c.line, label .. ": call line")
-          parts[#parts + 1] = u32(c.count, label .. ": call count")
-          parts[#parts + 1] = u32(c.cost, label .. ": call cost")
-        end
-      end
-      parts[#parts + 1] = fn.file .. "\n" .. fn.name .. "\n"
-      records[i] = table.concat(parts)
-    end
-  end)
-  if not ok then
-    if type(err) == "table" then return nil, err.message end
-    error(err, 0)
-  end
-  -- header lines: the first section's, with the written event in events:, and summary: and
-  -- totals: when that section has them for this event
+-- The header lines: the first section's, with the written event in events:, and summary: and
+-- totals: when that section has them for this event.
+local function header_text(prof, ev)
   local headers = {}
   local first = prof:sections()[1]
   local has_event = false
@@ -107,33 +37,54 @@ function webgrind.encode(prof, opts)
       headers[#headers + 1] = h.key .. ": " .. h.value .. "\n"
     end
   end
-  local offset = 12 + 4 * #records
-  local offsets = {}
-  for i, r in ipairs(records) do
-    offsets[i] = offset
-    offset = offset + #r
-  end
-  if offset >= LIMIT then return nil, "the preprocessed file would exceed 4 GiB" end
-  local table_part = {}
-  for i, o in ipairs(offsets) do table_part[i] = u32(o, "offset") end
-  return u32(VERSION, "version") .. u32(offset, "offset") .. u32(#records, "function count")
-    .. table.concat(table_part) .. table.concat(records) .. table.concat(headers)
+  return table.concat(headers)
+end
+
+--- Sends the preprocessed file to `put(data)` (true, or nil and a message): the functions
+--- streamed by the core, then the header lines. Nothing is sent when a number does not fit.
+local function emit(prof, opts, put)
+  opts = opts or {}
+  local ev = opts.event or prof:events()[1]
+  if not ev then error("the profile has no events", 3) end
+  ev = prof:event_info(ev).name
+  local ok, err = core.write_webgrind(prof, put, ev)
+  if not ok then return nil, err end
+  return put(header_text(prof, ev))
+end
+
+--- The preprocessed file as a string.
+function webgrind.encode(prof, opts)
+  local parts = {}
+  local ok, err = emit(prof, opts, function(data)
+    parts[#parts + 1] = data
+    return true
+  end)
+  if not ok then return nil, err end
+  return table.concat(parts)
 end
 
 --- Writes the preprocessed file; returns true, or nil and a message. Like prof:write, through a
---- temporary file renamed at the end.
+--- temporary file renamed at the end; the file is made with the first bytes, so a profile whose
+--- numbers do not fit leaves nothing behind.
 function webgrind.write(prof, path, opts)
   if type(path) ~= "string" then error("write_webgrind: a path expected", 2) end
-  local data, err = webgrind.encode(prof, opts)
-  if not data then return nil, path .. ": " .. err end
   local temporary = path .. ".tmp-" .. string.format("%08x", math.random(0, 0x7fffffff))
-  local f, oerr = io.open(temporary, "wb")
-  if not f then return nil, oerr end
-  local ok, werr = f:write(data)
+  local f, open_error
+  local ok, err = emit(prof, opts, function(data)
+    if not f then
+      f, open_error = io.open(temporary, "wb")
+      if not f then return nil, open_error end
+    end
+    return f:write(data)
+  end)
+  if not f then
+    if open_error then return nil, open_error end
+    return nil, path .. ": " .. err
+  end
   local closed, cerr = f:close()
   if not ok or not closed then
     os.remove(temporary)
-    return nil, tostring(werr or cerr)
+    return nil, tostring(err or cerr)
   end
   local renamed, rerr = os.rename(temporary, path)
   if not renamed then
