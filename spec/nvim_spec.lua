@@ -1,112 +1,24 @@
 -- The Neovim plugin (plugin/callgrind.lua, lua/callgrind/nvim/), driven in a headless Neovim by
--- the scenarios of spec/nvim/: what they read back (virtual text, signs, quickfix lists,
--- notifications) is compared with numbers worked out by hand and with callgrind.annotate.
---
--- Needs Neovim on PATH (CALLGRIND_SPEC_NO_NVIM=1 skips these specs without it) and the LuaJIT
--- build of the module, build/jit/callgrind/core.so.
+-- the scenarios of spec/nvim/ (through helpers.nvim): what they read back (virtual text, signs,
+-- quickfix lists, notifications) is compared with numbers worked out by hand and with
+-- callgrind.annotate.
 local annotate = require "callgrind.annotate"
 local callgrind = require "callgrind"
 local format = require "callgrind.format"
 local fixtures = require "helpers.fixtures"
+local nvim = require "helpers.nvim"
 local run = require "helpers.run"
 
 local quote = run.quote
-local load_chunk = loadstring or load
-
-local function execute(command)
-  local ok, how, code = os.execute(command)
-  if type(ok) == "number" then
-    return ok == 0 -- Lua 5.1
-  end
-  return ok == true and how == "exit" and code == 0
-end
-
-local read, write = fixtures.try_read, fixtures.write
+local execute, make_dir, scenario, once = nvim.execute, nvim.make_dir, nvim.scenario, nvim.once
+local write = fixtures.write
+local REPO = nvim.REPO
 
 -- vim.log.levels.ERROR
 local ERROR_LEVEL = 4
 
-local REPO = (function()
-  local pipe = assert(io.popen("pwd"))
-  local dir = pipe:read("*l")
-  pipe:close()
-  return dir
-end)()
-local CORE = REPO .. "/build/jit/callgrind/core.so"
-
-if not execute("command -v nvim >/dev/null 2>&1") then
-  describe("the Neovim plugin", function()
-    if os.getenv("CALLGRIND_SPEC_NO_NVIM") == "1" then
-      pending("nvim is not installed (CALLGRIND_SPEC_NO_NVIM=1)")
-    else
-      it("needs Neovim", function()
-        error("nvim is not on PATH: install Neovim, or set CALLGRIND_SPEC_NO_NVIM=1 to skip these specs")
-      end)
-    end
-  end)
+if nvim.skip("the Neovim plugin") then
   return
-end
-
----------------------------------------------------------------------------
--- Running a scenario
----------------------------------------------------------------------------
-
-local function make_dir()
-  local dir = os.tmpname()
-  os.remove(dir)
-  assert(execute("mkdir -p " .. quote(dir)))
-  return dir
-end
-
--- Runs spec/nvim/<script> in `cwd` with its files in `dir`; returns the scenario's findings.
--- Fails with Neovim's output when the scenario fails or writes nothing.
-local function scenario(script, dir, cwd)
-  if not read(CORE) then
-    error(CORE .. " is missing: build the LuaJIT module first with "
-      .. "`make LUA=luajit LUA_VERSION=jit LUA_INCDIR=/usr/include/luajit-2.1`")
-  end
-  local result_path, output_path = dir .. "/findings.lua", dir .. "/nvim-output.txt"
-  os.remove(result_path)
-  local command = table.concat({
-    "cd", quote(cwd), "&&", "env -u LD_PRELOAD",
-    "CALLGRIND_SPEC_REPO=" .. quote(REPO), "CALLGRIND_SPEC_DIR=" .. quote(dir),
-    "CALLGRIND_SPEC_OUT=" .. quote(result_path),
-    "timeout 60 nvim --headless -u NONE -i NONE -n",
-    "--cmd", quote("set rtp^=" .. REPO:gsub("([ ,\\])", "\\%1")),
-    "-c", quote("luafile " .. REPO:gsub(" ", "\\ ") .. "/spec/nvim/" .. script),
-    ">" .. quote(output_path), "2>&1 </dev/null",
-  }, " ")
-  local finished = execute(command)
-  local output = read(output_path) or ""
-  local text = read(result_path)
-  if not text then
-    error(("nvim wrote no findings for %s (%s); its output:\n%s"):format(script,
-      finished and "exit 0" or "failed or timed out", output))
-  end
-  local findings = assert(load_chunk(text, "=findings"))()
-  if findings.error then
-    error(("the %s scenario failed in nvim: %s\nnvim's output:\n%s"):format(script, findings.error, output))
-  end
-  return findings
-end
-
--- Runs a scenario once, for all the tests of a describe block; its error, if any, every time.
-local function once(make)
-  local findings, failure
-  return function()
-    if not findings and not failure then
-      local ok, result = pcall(make)
-      if ok then
-        findings = result
-      else
-        failure = result
-      end
-    end
-    if failure then
-      error(failure, 0)
-    end
-    return findings
-  end
 end
 
 -- Virtual text of a buffer without the highlight groups: { [line] = text }.
@@ -252,6 +164,8 @@ describe("the Neovim plugin on a hand-written profile", function()
     assert.matches("top expects a count >= 1, got 0", errors.top, 1, true)
     assert.matches("render expects a buffer number, got main.c", errors.render, 1, true)
     assert.matches("load expects a file name, got 42", errors.load, 1, true)
+    assert.matches("option 'sign_texts' must be a list of four texts of one or two cells", errors.sign_texts, 1, true)
+    assert.matches("one or two cells, got 'abc'", errors.sign_width, 1, true)
   end)
 
   it("loads through the commands the plugin file defines", function()
@@ -288,13 +202,19 @@ describe("the Neovim plugin on a hand-written profile", function()
   end)
 
   it("places a sign by the share of the total on lines with self cost", function()
-    local signs = findings().absolute.signs
+    local f = findings()
+    local signs = f.absolute.signs
     -- levels from 0.1%, 1% and 10%: 5/10000 = 0.05% level 1, 50 = 0.5% level 2, 400 = 4% level 3
     assert.are.same({ [3] = "CallgrindHeat1", [4] = "CallgrindHeat1", [5] = "CallgrindHeat1" }, signs.main)
     assert.are.same({ [10] = "CallgrindHeat2", [11] = "CallgrindHeat3", [12] = "CallgrindHeat2" }, signs.util)
     assert.are.same({ [20] = "CallgrindHeat2", [21] = "CallgrindHeat2" }, signs.deep)
     assert.are.same({ [5] = "CallgrindHeat1", [7] = "CallgrindHeat2", [9] = "CallgrindHeat1" }, signs.fast)
     assert.are.same({}, signs.other)
+    -- one extmark per line holds both the text and the sign; nothing of the legacy sign API
+    assert.are.same({ [10] = "▄", [11] = "▆", [12] = "▄" }, f.sign_texts)
+    assert.are.equal(0, f.drawn_legacy_signs)
+    -- option sign_texts
+    assert.are.same({ [10] = "2", [11] = "3", [12] = "2" }, f.own_sign_texts)
   end)
 
   it("shows percentages of the event total, toggled by :CallgrindFormat", function()
@@ -413,7 +333,7 @@ describe("the Neovim plugin on a hand-written profile", function()
 
   it("clears every mark, sign and autocommand, and forgets the profile", function()
     local f = findings()
-    assert.are.same({ marks = 0, signs = 0 }, f.cleared)
+    assert.are.same({ marks = 0, signs = 0, legacy_signs = 0 }, f.cleared)
     assert.is_false(f.cleared_state.loaded)
     assert.is_nil(f.cleared_state.path)
     assert.are.equal(0, f.cleared_autocmds)
@@ -509,19 +429,20 @@ describe("the Neovim plugin on the bundled sample profile", function()
       assert.are.equal(format.thousands(fn:self("Ir")), item.text:match("^%s*([%d,]+) self"))
       assert.are.equal(format.thousands(fn:inclusive("Ir")), item.text:match("self  %s*([%d,]+) incl"))
       assert.are.equal(fn.name, item.text:match("incl  (.*)$"))
-      -- at the lowest line of the function's code in its own file
-      local first
+      -- a line of the function's code in its own file
+      local own = false
       for record in fn:lines() do
-        if record.file == fn.file and record.line > 0 and (not first or record.line < first) then
-          first = record.line
-        end
+        own = own or (record.file == fn.file and record.line == item.lnum)
       end
-      assert.are.equal(first, item.lnum)
+      assert.is_true(own, fn.name .. " placed at " .. item.lnum)
       -- glibc's sources are not in the repository: named as the profile writes them
       assert.are.equal(fn.file:match("[^/]+$"), item.file:match("[^/]+$"))
     end
     assert.are.equal("1,859,688 self  4,852,108 incl  main", top.items[1].text)
-    assert.are.equal(REPO .. "/examples/data/sample.c", top.items[1].file)
+    -- where main starts, not the hash() inlined into it on lines 19 and 20
+    assert.are.same({ REPO .. "/examples/data/sample.c", 56 }, { top.items[1].file, top.items[1].lnum })
+    -- where the callers enter them
+    assert.are.same({ 41, 249, 39 }, { top.items[2].lnum, top.items[3].lnum, top.items[5].lnum })
     local fib = top.items[4]
     assert.are.same({ REPO .. "/examples/data/sample.c", 54 }, { fib.file, fib.lnum })
     assert.matches("fib'2$", fib.text)

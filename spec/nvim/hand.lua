@@ -28,6 +28,8 @@ h.run(function(out)
     top = function() plugin.top(0) end,
     render = function() plugin.render("main.c") end,
     load = function() plugin.load(42) end,
+    sign_texts = function() plugin.setup { sign_texts = { "a", "b" } } end,
+    sign_width = function() plugin.setup { sign_texts = { "a", "b", "c", "abc" } } end,
   }) do
     local ok, err = pcall(call)
     out.api_errors[name] = ok and "no error" or tostring(err)
@@ -54,6 +56,8 @@ h.run(function(out)
   end
 
   out.absolute = snapshot()
+  out.sign_texts = h.sign_texts(util)
+  out.drawn_legacy_signs = h.leftovers().legacy_signs
   local state = plugin.state()
   out.state = state
   out.annotated = #state.buffers
@@ -120,7 +124,9 @@ h.run(function(out)
   out.signs_only = { marks = h.marks(util), signs = h.signs(util) }
   plugin.setup { display = "virtual_text" }
   out.text_only = { marks = h.marks(util), signs = h.signs(util) }
-  plugin.setup { display = "both" }
+  plugin.setup { display = "both", sign_texts = { "1", "2", "3", "!!" } }
+  out.own_sign_texts = h.sign_texts(util)
+  plugin.setup { sign_texts = require("callgrind.nvim.config").defaults().sign_texts }
 
   -- the profile file rewritten: read again by the watcher
   local generation = plugin.state().generation

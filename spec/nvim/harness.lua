@@ -49,43 +49,100 @@ function harness.edit(path)
   return api.nvim_get_current_buf()
 end
 
---- The plugin's virtual text of a buffer: { [line] = { text =, groups = "A,B" } }.
-function harness.marks(buf)
+-- What the plugin asked nvim_buf_set_extmark for, by buffer and mark id: Neovim reports an
+-- extmark's sign in its details only from 0.10 on; before, the harness reads it from here.
+local requested = {}
+local set_extmark = api.nvim_buf_set_extmark
+api.nvim_buf_set_extmark = function(buf, ns, line, col, opts)
+  local id = set_extmark(buf, ns, line, col, opts)
+  if buf == 0 then
+    buf = api.nvim_get_current_buf()
+  end
+  requested[buf] = requested[buf] or {}
+  requested[buf][id] = opts
+  return id
+end
+
+local SIGNS_IN_DETAILS = vim.fn.has("nvim-0.10") == 1
+
+-- The plugin's extmarks of a buffer: { [line] = {details}, ... }; one per line at most.
+local function plugin_marks(buf)
   local ns = api.nvim_create_namespace("callgrind")
   local found = {}
   for _, mark in ipairs(api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
-    local texts, groups = {}, {}
-    for i, chunk in ipairs(mark[4].virt_text or {}) do
-      texts[i], groups[i] = chunk[1], chunk[2]
-    end
-    local line = mark[2] + 1
+    local line, details = mark[2] + 1, mark[4]
     assert(not found[line], "two marks on line " .. line)
-    found[line] = { text = table.concat(texts), groups = table.concat(groups, ","), pos = mark[4].virt_text_pos }
+    if not SIGNS_IN_DETAILS then
+      local opts = (requested[buf] or {})[mark[1]] or {}
+      details.sign_text, details.sign_hl_group = opts.sign_text, opts.sign_hl_group
+    end
+    found[line] = details
   end
   return found
 end
 
---- The plugin's signs in a buffer: { [line] = sign name }.
+--- The plugin's virtual text of a buffer: { [line] = { text =, groups = "A,B" } }.
+function harness.marks(buf)
+  local found = {}
+  for line, details in pairs(plugin_marks(buf)) do
+    if details.virt_text then
+      local texts, groups = {}, {}
+      for i, chunk in ipairs(details.virt_text) do
+        texts[i], groups[i] = chunk[1], chunk[2]
+      end
+      found[line] = { text = table.concat(texts), groups = table.concat(groups, ","), pos = details.virt_text_pos }
+    end
+  end
+  return found
+end
+
+--- The plugin's signs in a buffer: { [line] = highlight group } (the group names the level).
 function harness.signs(buf)
   local found = {}
-  for _, sign in ipairs(vim.fn.sign_getplaced(buf, { group = "callgrind" })[1].signs) do
-    assert(not found[sign.lnum], "two signs on line " .. sign.lnum)
-    found[sign.lnum] = sign.name
+  for line, details in pairs(plugin_marks(buf)) do
+    found[line] = details.sign_hl_group
   end
   return found
 end
 
---- Every extmark of the plugin's namespace and every sign of its group, over all buffers.
+--- The texts of the plugin's signs in a buffer, without Neovim's padding: { [line] = text }.
+function harness.sign_texts(buf)
+  local found = {}
+  for line, details in pairs(plugin_marks(buf)) do
+    if details.sign_text then
+      found[line] = details.sign_text:gsub("%s+$", "")
+    end
+  end
+  return found
+end
+
+-- Signs placed with the legacy sign API in a buffer (the plugin places none). Neovim 0.10
+-- lists extmark signs here too, without a sign name.
+local function legacy_signs(buf)
+  local count = 0
+  for _, sign in ipairs((vim.fn.sign_getplaced(buf, { group = "*" })[1] or {}).signs or {}) do
+    if sign.name ~= "" then
+      count = count + 1
+    end
+  end
+  return count
+end
+
+--- Every extmark of the plugin's namespace, those with a sign among them, and every legacy
+--- sign, over all buffers.
 function harness.leftovers()
   local ns = api.nvim_create_namespace("callgrind")
-  local marks, signs = 0, 0
+  local marks, signs, legacy = 0, 0, 0
   for _, buf in ipairs(api.nvim_list_bufs()) do
     if api.nvim_buf_is_loaded(buf) then
       marks = marks + #api.nvim_buf_get_extmarks(buf, ns, 0, -1, {})
+      for _ in pairs(harness.signs(buf)) do
+        signs = signs + 1
+      end
     end
-    signs = signs + #vim.fn.sign_getplaced(buf, { group = "callgrind" })[1].signs
+    legacy = legacy + legacy_signs(buf)
   end
-  return { marks = marks, signs = signs }
+  return { marks = marks, signs = signs, legacy_signs = legacy }
 end
 
 --- The quickfix list: { title =, items = { {file = real path or "", lnum =, text =}, ... } }.

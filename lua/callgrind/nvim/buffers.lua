@@ -79,6 +79,7 @@ local function view()
     total = current.prof:total(current.event),
     hot = options.hot,
     heat = options.heat,
+    sign_texts = options.sign_texts,
     display = options.display,
     priority = options.priority,
   }
@@ -112,14 +113,11 @@ function buffers.draw_all()
   end
 end
 
---- Removes the plugin's marks and signs from every buffer.
+--- Removes the plugin's marks (costs and signs) from every buffer.
 function buffers.clear_all()
   for _, buf in ipairs(api.nvim_list_bufs()) do
-    if api.nvim_buf_is_loaded(buf) then
-      api.nvim_buf_clear_namespace(buf, marks.namespace, 0, -1)
-    end
+    marks.clear(buf)
   end
-  vim.fn.sign_unplace(marks.sign_group)
 end
 
 local function draw_when_stale(args)

@@ -11,13 +11,14 @@ local function defaults()
     event = nil, -- event shown after a load (default: the profile's first)
     hot = 1, -- percent of the event total from which a line is highlighted as hot
     heat = { 0.1, 1, 10 }, -- percent thresholds of sign levels 2, 3 and 4
+    sign_texts = { "▂", "▄", "▆", "█" }, -- the signs of levels 1 to 4
     top = 20, -- entries of :CallgrindTop without a count
     source_dirs = {}, -- directories searched for relative file names
     watch = true, -- reload the profile when its file changes
     poll_interval = 1000, -- milliseconds between checks of the profile file
     open_quickfix = true, -- open the quickfix window after filling it
     progress_size = 16 * 1024 * 1024, -- bytes from which loading shows its progress
-    priority = 10, -- extmark and sign priority
+    priority = 10, -- priority of the extmarks (virtual text and signs)
   }
 end
 
@@ -51,6 +52,23 @@ local function check_heat(heat)
   end
 end
 
+-- Neovim takes sign texts of one or two display cells.
+local function check_sign_texts(texts)
+  local message = "option 'sign_texts' must be a list of four texts of one or two cells"
+  if type(texts) ~= "table" or #texts ~= 4 then
+    fail(message)
+  end
+  for _, text in ipairs(texts) do
+    if type(text) ~= "string" or text:find("%c") then
+      fail(message)
+    end
+    local width = vim.fn.strdisplaywidth(text)
+    if width < 1 or width > 2 then
+      fail(message .. ", got '" .. text .. "'")
+    end
+  end
+end
+
 local function check_dirs(dirs)
   if type(dirs) ~= "table" then
     fail("option 'source_dirs' must be a list of directories")
@@ -74,6 +92,7 @@ local function validate(opts)
   end
   check_number(opts, "hot", 0)
   check_heat(opts.heat)
+  check_sign_texts(opts.sign_texts)
   check_count(opts, "top")
   check_dirs(opts.source_dirs)
   if type(opts.watch) ~= "boolean" then fail("option 'watch' must be a boolean") end

@@ -1,5 +1,7 @@
 -- callgrind.nvim.marks: costs drawn into a buffer, as virtual text at the end of lines and
--- as signs whose level follows the line's share of the event total.
+-- as signs whose level follows the line's share of the event total. A line's text and sign
+-- are one extmark of the namespace "callgrind" (extmark signs, not the legacy sign API: since
+-- Neovim 0.10 legacy signs are extmarks too, in a namespace of the sign group's name).
 --
 --   Ir 1,234                 a line's self cost
 --   Ir 1,234 ⇒ 5,678 incl    and, on a line with calls, the inclusive cost of those calls
@@ -10,32 +12,22 @@ local marks = {}
 local api = vim.api
 
 marks.namespace = api.nvim_create_namespace("callgrind")
-marks.sign_group = "callgrind"
-
-local HEAT_SIGNS = {
-  { name = "CallgrindHeat1", text = "▂", link = "Comment" },
-  { name = "CallgrindHeat2", text = "▄", link = "Identifier" },
-  { name = "CallgrindHeat3", text = "▆", link = "WarningMsg" },
-  { name = "CallgrindHeat4", text = "█", link = "ErrorMsg" },
-}
 
 local HIGHLIGHTS = {
   CallgrindCost = "Comment",
   CallgrindHot = "WarningMsg",
   CallgrindCall = "Special",
+  CallgrindHeat1 = "Comment",
+  CallgrindHeat2 = "Identifier",
+  CallgrindHeat3 = "WarningMsg",
+  CallgrindHeat4 = "ErrorMsg",
 }
 
---- Defines the highlight groups (as default links, so a colour scheme or the user may set
---- them) and the heat signs (unless the user has defined them already).
+--- Defines the highlight groups, as default links so that a colour scheme or the user may
+--- set them.
 function marks.define()
   for group, target in pairs(HIGHLIGHTS) do
     vim.cmd(("highlight default link %s %s"):format(group, target))
-  end
-  for _, sign in ipairs(HEAT_SIGNS) do
-    vim.cmd(("highlight default link %s %s"):format(sign.name, sign.link))
-    if #vim.fn.sign_getdefined(sign.name) == 0 then
-      vim.fn.sign_define(sign.name, { text = sign.text, texthl = sign.name })
-    end
   end
 end
 
@@ -85,43 +77,40 @@ function marks.clear(buf)
   if api.nvim_buf_is_loaded(buf) then
     api.nvim_buf_clear_namespace(buf, marks.namespace, 0, -1)
   end
-  vim.fn.sign_unplace(marks.sign_group, { buffer = buf })
+end
+
+-- The extmark options of one line, or nil when it shows nothing.
+local function mark_of(line, view, text, signs)
+  local opts = { priority = view.priority }
+  local shown = false
+  if text and (line.self ~= 0 or line.calls > 0) then
+    opts.virt_text, opts.virt_text_pos, opts.hl_mode = marks.chunks(line, view), "eol", "combine"
+    shown = true
+  end
+  if signs and line.self > 0 then
+    local level = heat_level(share(line.self, view.total), view.heat)
+    opts.sign_text, opts.sign_hl_group = view.sign_texts[level], "CallgrindHeat" .. level
+    shown = true
+  end
+  return shown and opts or nil
 end
 
 --- Draws `lines` ({ [line number] = {self =, inclusive =, calls =} }) into a buffer.
---- view: event, format, total, hot, heat, display, priority. Lines past the buffer's end
---- (a source changed since the profile was made) and line 0 are left out; so are lines
---- without self cost and without calls. Signs mark lines with a positive self cost.
---- Returns the number of lines drawn.
+--- view: event, format, total, hot, heat, sign_texts, display, priority. Lines past the
+--- buffer's end (a source changed since the profile was made) and line 0 are left out; so
+--- are lines without self cost and without calls. Signs mark lines with a positive self
+--- cost. Returns the number of lines drawn.
 function marks.draw(buf, lines, view)
   local last = api.nvim_buf_line_count(buf)
   local text = view.display ~= "signs"
   local signs = view.display ~= "virtual_text"
-  local placed, drawn = {}, 0
+  local drawn = 0
   for n, line in pairs(lines) do
-    if n >= 1 and n <= last and (line.self ~= 0 or line.calls > 0) then
+    local opts = n >= 1 and n <= last and mark_of(line, view, text, signs)
+    if opts then
+      api.nvim_buf_set_extmark(buf, marks.namespace, n - 1, 0, opts)
       drawn = drawn + 1
-      if text then
-        api.nvim_buf_set_extmark(buf, marks.namespace, n - 1, 0, {
-          virt_text = marks.chunks(line, view),
-          virt_text_pos = "eol",
-          hl_mode = "combine",
-          priority = view.priority,
-        })
-      end
-      if signs and line.self > 0 then
-        placed[#placed + 1] = {
-          buffer = buf,
-          group = marks.sign_group,
-          name = HEAT_SIGNS[heat_level(share(line.self, view.total), view.heat)].name,
-          lnum = n,
-          priority = view.priority,
-        }
-      end
     end
-  end
-  if #placed > 0 then
-    vim.fn.sign_placelist(placed)
   end
   return drawn
 end
