@@ -23,17 +23,23 @@ C_TESTS      := $(patsubst spec/c/%.c,$(BUILD)/ctest/%,$(wildcard spec/c/test_*.
 
 BUSTED       := $(LUA) /usr/bin/busted
 LUA_ENV      := LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;;" LUA_CPATH="$(BUILD)/?.so;;"
+# The `callgrind` command as LuaRocks installs it (see `make rock`), for the specs that run it.
+ROCK_TREE    := $(BUILD)/rock
+COMMAND_ENV  := CALLGRIND_COMMAND="$(abspath $(ROCK_TREE))/bin/callgrind"
 
-.PHONY: all deps test test-c test-lua test-all modules jit-module nvim demo clean format install
+.PHONY: all deps test test-c test-lua test-all modules jit-module nvim demo clean format install rock
 
 all: $(MODULE)
 
 deps:
 	@sh .ci/deps
 
+# No -fvisibility here: the headers hide what they declare (#pragma GCC visibility), so that
+# every build, LuaRocks' included, exports luaopen_callgrind_core alone; the module's link
+# checks it (EXPORTS_CHECK), so a declaration outside those pragmas fails every build.
 $(BUILD)/obj/%.o: csrc/%.c $(wildcard csrc/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -c $< -o $@
 
 $(CORE_LIB): $(CORE_OBJS)
 	@rm -f $@
@@ -41,11 +47,21 @@ $(CORE_LIB): $(CORE_OBJS)
 
 $(BUILD)/obj/binding/%.o: csrc/binding/%.c $(wildcard csrc/*.h csrc/binding/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -Icsrc -I$(LUA_INCDIR) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -Icsrc -I$(LUA_INCDIR) -c $< -o $@
+
+# The dynamic symbols a module defines besides luaopen_callgrind_core (sanitizers' own aside).
+EXPORTS_CHECK = leaked=$$(nm -D --defined-only $(1) | awk '{print $$3}' | \
+	    grep -v -e '^luaopen_callgrind_core$$' -e '^__' -e '^_init$$' -e '^_fini$$' || true); \
+	if [ -n "$$leaked" ]; then \
+	    echo "$(1) exports more than luaopen_callgrind_core:" $$leaked; \
+	    echo "declare them in a header, between its pragmas GCC visibility push(hidden) and pop"; \
+	    rm -f $(1); exit 1; \
+	fi
 
 $(MODULE): $(BINDING_OBJS) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $^ $(LDLIBS)
+	@$(call EXPORTS_CHECK,$@)
 
 $(BUILD)/ctest/%: spec/c/%.c $(CORE_LIB) spec/c/ctest.h
 	@mkdir -p $(dir $@)
@@ -65,8 +81,8 @@ test: deps test-c test-all
 test-c: $(C_TESTS)
 	@for t in $(C_TESTS); do echo "== $$t"; $$t || exit 1; done
 
-test-lua: $(MODULE) $(if $(wildcard $(JIT_INCDIR)/lua.h),jit-module)
-	$(LUA_ENV) $(BUSTED) --output=utfTerminal spec
+test-lua: $(MODULE) $(if $(wildcard $(JIT_INCDIR)/lua.h),jit-module) rock
+	$(LUA_ENV) $(COMMAND_ENV) $(BUSTED) --output=utfTerminal spec
 
 # Runs `make GOAL` once per interpreter of LUAS, with its version and headers.
 define each_lua
@@ -91,16 +107,66 @@ jit-module:
 nvim: jit-module
 	cp $(JIT_MODULE) lua/callgrind/core.so
 
+# The plugin's specs on today's Neovim (Debian 13's), in a Debian 13 root made once with
+# debootstrap under build/trixie and reused (see .ci/nvim-current; needs root and, the first
+# time, the Debian mirror).
+.PHONY: test-nvim-current
+test-nvim-current:
+	sh .ci/nvim-current
+
 demo: deps $(MODULE)
 	$(LUA_ENV) $(LUA) examples/top.lua examples/data/sample.callgrind.gz
 
 format:
 	clang-format -i csrc/*.c csrc/*.h csrc/binding/*.c csrc/binding/*.h spec/c/*.c spec/c/*.h
 
-# LuaRocks knows LuaJIT as Lua 5.1 (whose tree LuaJIT searches), with LuaJIT's headers.
+# LuaRocks and the rock. LuaRocks knows LuaJIT as Lua 5.1; given a prefix that holds LuaJIT
+# alone (bin/luajit and include/luajit-2.1, links made in $(BUILD)/luajit-prefix), it builds
+# with LuaJIT's headers and installs the `callgrind` command to run on LuaJIT. Debian's
+# lua-argparse lies outside every LuaRocks tree, where LuaRocks cannot see it: when the
+# interpreter finds argparse, a configuration naming it in `rocks_provided` (and nothing else:
+# it stands in for the user's own LuaRocks configuration) spares LuaRocks a download it cannot
+# make offline; otherwise LuaRocks installs argparse from its repository.
+JIT_PREFIX   := $(BUILD)/luajit-prefix
+ROCKS_LUA    := --lua-version $(if $(filter jit,$(LUA_VERSION)),5.1 --lua-dir=$(abspath $(JIT_PREFIX)),$(LUA_VERSION))
+ARGPARSE     = $(shell $(LUA) -e 'io.write(require("argparse").version)' 2>/dev/null)
+LUAROCKS     = $(if $(ARGPARSE),LUAROCKS_CONFIG="$(abspath $(BUILD))/luarocks-config.lua") luarocks $(ROCKS_LUA)
+# LuaJIT's wrapper runs the real luajit, not the link in $(JIT_PREFIX)
+ROCKS_VARS   = $(if $(filter jit,$(LUA_VERSION)),LUA_BINDIR="$(dir $(shell command -v luajit))")
+ROCK_FILES   := callgrind-scm-1.rockspec bin/callgrind $(wildcard lua/callgrind/*.lua lua/callgrind/*/*.lua \
+                  csrc/*.[ch] csrc/binding/*.[ch] doc/* completion/*)
+PREFIX       ?= /usr/local
+
+# Writes the LuaRocks configuration and LuaJIT's prefix that $(LUAROCKS) uses.
+define luarocks_setup
+	@mkdir -p $(BUILD)
+	$(if $(ARGPARSE),@echo 'rocks_provided = { argparse = "$(ARGPARSE)-1" }' > $(BUILD)/luarocks-config.lua)
+	$(if $(filter jit,$(LUA_VERSION)),@mkdir -p $(JIT_PREFIX)/bin $(JIT_PREFIX)/include && \
+	    ln -sfn $$(command -v luajit) $(JIT_PREFIX)/bin/luajit && ln -sfn $(JIT_INCDIR) $(JIT_PREFIX)/include/luajit-2.1)
+endef
+
+# `make install` installs the rock with LuaRocks (the module and the `callgrind` command), then
+# the man page and the bash completion under PREFIX (default /usr/local, LuaRocks' own system
+# tree), where man and bash-completion look: LuaRocks installs neither. ROCKS_FLAGS go to
+# LuaRocks (`make install ROCKS_FLAGS=--local PREFIX=$$HOME/.local`).
 install:
-	luarocks --lua-version $(if $(filter jit,$(LUA_VERSION)),5.1,$(LUA_VERSION)) \
-	    make callgrind-scm-1.rockspec $(if $(filter jit,$(LUA_VERSION)),LUA_INCDIR=$(JIT_INCDIR))
+	$(luarocks_setup)
+	$(LUAROCKS) make $(ROCKS_FLAGS) callgrind-scm-1.rockspec $(ROCKS_VARS)
+	install -D -m 644 doc/callgrind.1 $(DESTDIR)$(PREFIX)/share/man/man1/callgrind.1
+	install -D -m 644 completion/callgrind.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/callgrind
+
+# The rock installed into a tree of its own, $(BUILD)/rock, from a copy of the sources (so that
+# LuaRocks leaves no objects in the checkout): the specs run $(BUILD)/rock/bin/callgrind.
+rock: $(ROCK_TREE)/bin/callgrind
+
+$(ROCK_TREE)/bin/callgrind: $(ROCK_FILES)
+	$(luarocks_setup)
+	@rm -rf $(BUILD)/rock-src $(ROCK_TREE)
+	@mkdir -p $(BUILD)/rock-src
+	cp -R callgrind-scm-1.rockspec bin lua csrc doc completion examples plugin $(BUILD)/rock-src/
+	cd $(BUILD)/rock-src && $(LUAROCKS) make --tree "$(abspath $(ROCK_TREE))" callgrind-scm-1.rockspec $(ROCKS_VARS) >../rock.log 2>&1 \
+	    || { cat ../rock.log; exit 1; }
+	@rm -rf $(BUILD)/rock-src
 
 clean:
 	rm -rf build lua/callgrind/core.so
@@ -139,9 +205,9 @@ SAN_BUILD    := build/sanitize
 SAN_PRELOAD  := $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := build/fuzz
-FUZZ_CORPORA := $(wildcard ../shared/testdata/valgrind ../shared/testdata/thirdparty/gprof2dot \
-                  ../shared/testdata/thirdparty/kcachegrind ../shared/testdata/thirdparty/pprof \
-                  ../shared/testdata/thirdparty/webgrind-xdebugtoolkit)
+TESTDATA     := spec/data/testdata
+FUZZ_CORPORA := $(TESTDATA)/valgrind $(TESTDATA)/thirdparty/gprof2dot $(TESTDATA)/thirdparty/kcachegrind \
+                  $(TESTDATA)/thirdparty/pprof $(TESTDATA)/thirdparty/webgrind-xdebugtoolkit
 MEMCHECK     := valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
                   --errors-for-leak-kinds=definite,indirect
 
@@ -151,13 +217,13 @@ sanitize: deps jit-module
 	$(MAKE) BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDLIBS="-lz -fsanitize=address,undefined" test-c
 	$(MAKE) BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDLIBS="-lz -fsanitize=address,undefined" \
 	    $(SAN_BUILD)/callgrind/core.so
-	LD_PRELOAD="$(SAN_PRELOAD)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	CALLGRIND_SPEC_SANITIZED=1 LD_PRELOAD="$(SAN_PRELOAD)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	    LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;;" LUA_CPATH="$(SAN_BUILD)/?.so;;" \
 	    $(BUSTED) --output=utfTerminal spec
 
 memcheck: deps jit-module $(C_TESTS) $(MODULE)
 	@for t in $(C_TESTS); do echo "== memcheck $$t"; $(MEMCHECK) $$t || exit 1; done
-	CALLGRIND_SPEC_NO_VALGRIND=1 $(LUA_ENV) $(MEMCHECK) $(BUSTED) --output=utfTerminal spec
+	CALLGRIND_SPEC_NO_VALGRIND=1 CALLGRIND_SPEC_SANITIZED=1 $(LUA_ENV) $(MEMCHECK) $(BUSTED) --output=utfTerminal spec
 
 fuzz: $(FUZZ_BUILD)/fuzz_load
 	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts

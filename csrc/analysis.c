@@ -318,33 +318,47 @@ static int inclusive_costs(analysis *a) {
 }
 
 /* Puts the calls of each caller next to each other, in file order, so that walking a
- * function's callees reads memory in sequence. */
+ * function's callees reads memory in sequence. The records move in place, one cycle of the
+ * permutation at a time, so the calls and their costs are never held twice. */
 static int order_calls_by_caller(analysis *a) {
     cg_profile *p = a->p;
-    uint32_t *begin, *index;
+    uint32_t *begin, *index; /* index[i]: where the call that goes to i is now */
     if (group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, caller), &begin,
                  &index))
         return nomem(a);
-    call_rec *calls = malloc((p->ncalls ? p->ncalls : 1) * sizeof *calls);
-    cost_array costs = {NULL, 0, 0};
-    int rc = calls && !alloc_rows(&costs, p->ncalls, p->nraw) ? 0 : -1;
-    if (rc == 0) {
-        for (size_t i = 0; i < p->ncalls; i++) {
-            calls[i] = p->calls[index[i]];
-            memcpy(costs_row(&costs, p->nraw, i), costs_row(&p->call_costs, p->nraw, index[i]),
-                   p->nraw * sizeof(cg_cost));
-        }
-        free(p->calls);
-        costs_free(&p->call_costs);
-        p->calls = calls;
-        p->calls_cap = p->ncalls;
-        p->call_costs = costs;
-        calls = NULL;
-    }
-    free(calls);
     free(begin);
+    size_t w = p->nraw;
+    cg_cost row[MAX_RAW_EVENTS];
+    for (size_t start = 0; start < p->ncalls; start++) {
+        if (index[start] == start) continue;
+        call_rec held = p->calls[start];
+        memcpy(row, costs_row(&p->call_costs, w, start), w * sizeof *row);
+        size_t to = start;
+        while (index[to] != start) {
+            size_t from = index[to];
+            p->calls[to] = p->calls[from];
+            memcpy(costs_row(&p->call_costs, w, to), costs_row(&p->call_costs, w, from),
+                   w * sizeof *row);
+            index[to] = (uint32_t)to; /* in place now */
+            to = from;
+        }
+        p->calls[to] = held;
+        memcpy(costs_row(&p->call_costs, w, to), row, w * sizeof *row);
+        index[to] = (uint32_t)to;
+    }
     free(index);
-    return rc ? nomem(a) : 0;
+    return 0;
+}
+
+/* Without cycle detection no function is in a cycle, and there are none to list. */
+static int no_cycles(analysis *a) {
+    cg_profile *p = a->p;
+    for (size_t f = 0; f < p->nfns; f++) p->fns[f].cycle = NO_INDEX;
+    p->ncycles = 0;
+    p->cycle_begin = calloc(2, sizeof *p->cycle_begin);
+    p->cycle_names = malloc(sizeof *p->cycle_names);
+    p->cycle_members = malloc(sizeof *p->cycle_members);
+    return p->cycle_begin && p->cycle_names && p->cycle_members ? 0 : nomem(a);
 }
 
 int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolerant,
@@ -358,8 +372,8 @@ int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolera
         group_by(p->nfns, p->njumps, p->jumps, sizeof *p->jumps, offsetof(jump_rec, fn),
                  &p->jump_begin, &p->jump_index))
         return nomem(&a);
-    if (totals_and_counts(&a) || find_cycles(&a) || inclusive_costs(&a) ||
-        finish_lines_and_names(&a, scratch))
+    if (totals_and_counts(&a) || (p->no_cycles ? no_cycles(&a) : find_cycles(&a)) ||
+        inclusive_costs(&a) || finish_lines_and_names(&a, scratch))
         return -1;
     return 0;
 }

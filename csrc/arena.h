@@ -4,6 +4,9 @@
 
 #include <stddef.h>
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
 typedef struct arena_chunk arena_chunk;
 
 typedef struct arena {
@@ -17,5 +20,7 @@ void arena_init(arena *a);
 void arena_free(arena *a);
 /* Returns NULL when out of memory; blocks are aligned for any scalar type. */
 void *arena_alloc(arena *a, size_t size);
+
+#pragma GCC visibility pop
 
 #endif

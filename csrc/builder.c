@@ -44,6 +44,35 @@ void costs_free(cost_array *a) {
     memset(a, 0, sizeof *a);
 }
 
+/* Shrinks an array to `n` elements; a failed realloc keeps the larger block, still valid. */
+static void shrink(void **data, size_t *cap, size_t n, size_t elsize) {
+    if (!*data || *cap <= n) return;
+    void *v = realloc(*data, (n ? n : 1) * elsize);
+    if (!v) return;
+    *data = v;
+    *cap = n;
+}
+
+#define SHRINK(arr, cap, n) shrink((void **)&(arr), &(cap), (n), sizeof *(arr))
+
+static void shrink_costs(cost_array *a, size_t stride) {
+    if (!a->v || a->cap <= a->rows) return;
+    void *v = realloc(a->v, (a->rows ? a->rows : 1) * (stride ? stride : 1) * sizeof(cg_cost));
+    if (!v) return;
+    a->v = v;
+    a->cap = a->rows;
+}
+
+void build_shrink(cg_loader *ld) {
+    cg_profile *p = ld->p;
+    SHRINK(p->fns, p->fns_cap, p->nfns);
+    SHRINK(p->line_stores, p->line_stores_cap, p->nfns);
+    SHRINK(p->calls, p->calls_cap, p->ncalls);
+    SHRINK(p->jumps, p->jumps_cap, p->njumps);
+    shrink_costs(&p->fn_self, p->nraw);
+    shrink_costs(&p->call_costs, p->nraw);
+}
+
 /* ---- functions ---- */
 
 static int fn_eq(const void *ctx, uint32_t index, const void *key) {
@@ -89,6 +118,10 @@ int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t obj
 
 int build_defined(cg_loader *ld, uint32_t fn) {
     ld->fn_defined[fn] = 1;
+    /* the block of another function begins: the last one's records are most likely complete */
+    if (ld->block_fn != NO_INDEX && ld->block_fn != fn)
+        line_leave(&ld->p->line_stores[ld->block_fn]);
+    ld->block_fn = fn;
     /* a new block of the function: expect its calls and jumps in the order seen before */
     fn_cursor *cur = &ld->cursors[fn];
     cur->next_call = cur->first_call;

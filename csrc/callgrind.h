@@ -18,6 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -60,6 +63,10 @@ typedef struct cg_options {
      * other sections are read for their name definitions only. */
     size_t section;
     uint64_t part, thread;
+    /* 1: no cycle detection. A function called by another costs the sum of its incoming calls,
+     * any other its self cost plus its calls (self-calls left out of both), whatever recursion
+     * there is: callgrind_annotate's numbers. 0: cycles as KCachegrind shows them. */
+    int no_cycles;
 } cg_options;
 
 /* ---- Loading ------------------------------------------------------------------------------ */
@@ -81,6 +88,10 @@ void cg_loader_free(cg_loader *loader);
 
 void cg_profile_free(cg_profile *profile);
 
+/* Bytes of memory the model holds (from the capacity of its arrays): what an embedder tells its
+ * garbage collector a profile costs. */
+size_t cg_profile_bytes(const cg_profile *profile);
+
 /* ---- New profiles from loaded ones -------------------------------------------------------- */
 
 /* The sum of `n` profiles, each multiplied by its weight (NULL: all 1): 1 merges runs or
@@ -88,13 +99,17 @@ void cg_profile_free(cg_profile *profile);
  * name. Call and jump counts add for positive weights only, so a difference keeps the counts of
  * the runs added to it. The sources stay valid and unchanged. */
 cg_profile *cg_profile_combine(const cg_profile *const *profiles, const int64_t *weights, size_t n,
-                               cg_error *err);
+                               const cg_options *opts, cg_error *err);
 
 /* A copy with the functions for which keep[fn] is zero folded into one function named
  * `dropped_name` (NULL: "(dropped functions)"): their costs, and calls to and from them, stay
  * in the profile, so totals and the inclusive costs of the kept functions do not change. */
 cg_profile *cg_profile_select(const cg_profile *p, const unsigned char *keep,
-                              const char *dropped_name, cg_error *err);
+                              const char *dropped_name, const cg_options *opts, cg_error *err);
+
+/* Whether the analysis looked for cycles (cg_options.no_cycles was 0). The functions above
+ * use only `no_cycles` of `opts`; with NULL they look for cycles unless no source did. */
+int cg_profile_cycles_detected(const cg_profile *p);
 
 /* ---- Events ------------------------------------------------------------------------------- */
 
@@ -227,6 +242,80 @@ const cg_cost *cg_section_costs(const cg_profile *p, size_t s);   /* sum of its 
 const cg_cost *cg_section_summary(const cg_profile *p, size_t s); /* NULL when absent */
 const cg_cost *cg_section_totals(const cg_profile *p, size_t s);  /* NULL when absent */
 
+/* ---- Writing ------------------------------------------------------------------------------ */
+
+/* Where a writer sends its bytes, in order, a buffer at a time: returns 0, or non-zero to stop
+ * the writer, which then fails with CG_ERR_IO. */
+typedef int (*cg_write_fn)(void *userdata, const char *data, size_t size);
+
+typedef struct cg_write_options {
+    int compress_names;     /* `(id) name` the first time, `(id)` after */
+    int compress_positions; /* `+N`, `-N` and `*` relative to the last position line */
+} cg_write_options;
+
+/* The function blocks of a Callgrind file, in function order: `ob=`, `fl=` and `fn=` when they
+ * change, the function's own file first and inlined code under `fi=`/`fe=` after it, by position
+ * within each file; line records, calls (`cob=` when the callee's object differs, `cfi=` and
+ * `cfn=` always, `calls=` with the target, then the call site with the inclusive costs) and jumps
+ * (`jfi=`/`jfn=` when the target differs, `jump=` or `jcnd=`); costs of the raw events with
+ * trailing zeros left out; each block ends with an empty line. Positions use the columns the
+ * profile has (`instr` and/or `line`, `line` when it has neither). The header before and the
+ * `totals:` line after are the caller's. Returns 0, or -1 with err set. */
+int cg_write_callgrind(const cg_profile *p, const cg_write_options *opts, cg_write_fn write,
+                       void *userdata, cg_error *err);
+
+/* webgrind's preprocessed format (version 7) for event `ev` up to its header lines, which the
+ * caller appends: version, headers offset, function count, the offsets table, and per function
+ * its first line, self and inclusive cost, invocations (the called count, or 1 for a function
+ * nobody calls that has a self cost or calls of its own), its incoming and outgoing calls grouped
+ * by (other function, call line) in order of first appearance, file and name. Every number is
+ * checked before a byte is written: one that does not fit in 32 bits fails with CG_ERR_FORMAT
+ * and a message naming the function, what, and the value. Returns 0, or -1 with err set. */
+int cg_write_webgrind(const cg_profile *p, size_t ev, cg_write_fn write, void *userdata,
+                      cg_error *err);
+
+/* ---- Flame graphs ------------------------------------------------------------------------- */
+
+/* Call stacks with costs for one event, built from the call graph on one assumption: every path
+ * that reaches a function gets a share of its costs (self cost and calls) in proportion to the
+ * cost the path brings in. A function already on the stack is not entered again (recursion and
+ * cycles are cut). Roots are the functions nobody calls with a cost (they get their inclusive
+ * cost), and called functions whose own cost exceeds what their callers bring in (they get the
+ * excess: a thread's entry point merged with another thread's call to it). Costs are whole:
+ * the stacks ending in a function add up to its self cost, all stacks to the event's total and
+ * the stacks under a root to its cost (exactly, when the profile's call costs agree with its
+ * self costs), except that with pruning the [other] frames hold what they replace. Frames come
+ * in depth-first order, children sorted by (name, file, object) and [other] last; frames
+ * without cost are left out. */
+typedef struct cg_flame cg_flame;
+
+typedef struct cg_flame_options {
+    size_t event;      /* event index (raw or derived) */
+    double min_share;  /* 0..1: calls below this share of the total fold into an [other] frame */
+    size_t max_depth;  /* > 0: at most this many frames deep; deeper calls fold into [other] */
+    size_t max_frames; /* > 0: fail (CG_ERR_USAGE) rather than make more frames */
+} cg_flame_options;
+
+/* NULL with the error on failure; a negative cost in the event is an error (CG_ERR_USAGE). */
+cg_flame *cg_flame_build(const cg_profile *p, const cg_flame_options *opts, cg_error *err);
+void cg_flame_free(cg_flame *flame);
+cg_cost cg_flame_total(const cg_flame *flame); /* the sum of every frame's self cost */
+size_t cg_flame_frame_count(const cg_flame *flame);
+size_t cg_flame_frame_function(const cg_flame *flame, size_t i); /* CG_NONE for [other] */
+size_t cg_flame_frame_parent(const cg_flame *flame, size_t i);   /* CG_NONE for roots */
+size_t cg_flame_frame_depth(const cg_flame *flame, size_t i);    /* 0 for roots */
+cg_cost cg_flame_frame_self(const cg_flame *flame, size_t i);    /* the cost of its stack */
+cg_cost cg_flame_frame_total(const cg_flame *flame, size_t i);   /* with its children */
+
+/* The folded text that flamegraph.pl, inferno and speedscope read: one line per frame with a
+ * self cost, "root;child;leaf COST". Frames are function names, with "file:" before them
+ * (CG_FLAME_FILE, "???" for none) and " [object]" after (CG_FLAME_OBJECT); `;` in a name is
+ * written `,`, line ends as spaces. `prefix` (NULL or "": none) is a first frame on every line.
+ * The text goes to `write` in pieces; a non-zero return from it fails the call (CG_ERR_IO). */
+enum { CG_FLAME_FILE = 1, CG_FLAME_OBJECT = 2 };
+int cg_flame_write_folded(const cg_flame *flame, unsigned label, const char *prefix,
+                          cg_write_fn write, void *userdata, cg_error *err);
+
 /* ---- Warnings (what a load doubted or, when tolerant, skipped) ---------------------------- */
 
 size_t cg_warning_count(const cg_profile *p);
@@ -236,5 +325,7 @@ uint64_t cg_warnings_dropped(const cg_profile *p);     /* beyond max_warnings */
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif

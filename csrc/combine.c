@@ -213,10 +213,21 @@ static int add_source(cg_loader *ld, const cg_profile *src, cg_cost weight,
     return rc;
 }
 
-cg_profile *cg_profile_combine(const cg_profile *const *profiles, const int64_t *weights, size_t n,
-                               cg_error *err) {
+/* The analysis of a new profile: as `given`, else without cycles only when no source had them. */
+static cg_options combined_options(const cg_profile *const *sources, size_t n,
+                                   const cg_options *given) {
     cg_options opts;
     memset(&opts, 0, sizeof opts);
+    opts.no_cycles = 1;
+    for (size_t i = 0; i < n; i++)
+        if (sources[i] && !sources[i]->no_cycles) opts.no_cycles = 0;
+    if (given) opts.no_cycles = given->no_cycles;
+    return opts;
+}
+
+cg_profile *cg_profile_combine(const cg_profile *const *profiles, const int64_t *weights, size_t n,
+                               const cg_options *given, cg_error *err) {
+    cg_options opts = combined_options(profiles, n, given);
     cg_loader *ld = cg_loader_new(&opts, err);
     if (!ld) return NULL;
     for (size_t i = 0; i < n; i++) {
@@ -234,9 +245,8 @@ cg_profile *cg_profile_combine(const cg_profile *const *profiles, const int64_t 
 }
 
 cg_profile *cg_profile_select(const cg_profile *p, const unsigned char *keep,
-                              const char *dropped_name, cg_error *err) {
-    cg_options opts;
-    memset(&opts, 0, sizeof opts);
+                              const char *dropped_name, const cg_options *given, cg_error *err) {
+    cg_options opts = combined_options(&p, 1, given);
     cg_loader *ld = cg_loader_new(&opts, err);
     if (!ld) return NULL;
     uint32_t dropped = NO_INDEX;

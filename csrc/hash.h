@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
 static inline uint64_t hash_mix(uint64_t h) {
     h ^= h >> 32;
     h *= 0xd6e8feb86659fd93ULL;
@@ -46,5 +49,7 @@ static inline uint64_t hash_bytes(const void *data, size_t len, uint64_t seed) {
     h = hash_combine(h, tail);
     return hash_mix(h);
 }
+
+#pragma GCC visibility pop
 
 #endif

@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
 typedef struct idmap {
     uint32_t *dense; /* name id + 1, 0 = undefined */
     size_t dense_cap;
@@ -26,5 +29,7 @@ void idmap_clear(idmap *m);
 int64_t idmap_get(const idmap *m, uint64_t id);
 /* Binds `id` to `value`; returns 0 or -1 when out of memory. */
 int idmap_set(idmap *m, uint64_t id, uint32_t value);
+
+#pragma GCC visibility pop
 
 #endif

@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
 typedef struct idxtab {
     uint64_t *slots; /* (tag << 32) | (index + 1); 0 = empty */
     size_t mask;     /* slot count - 1, or 0 when unallocated */
@@ -45,5 +48,7 @@ static inline void idxtab_put(idxtab *t, size_t slot, uint32_t tag, uint32_t ind
     t->slots[slot] = ((uint64_t)tag << 32) | ((uint64_t)index + 1);
     t->count++;
 }
+
+#pragma GCC visibility pop
 
 #endif

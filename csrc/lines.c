@@ -3,13 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct line_chunk {
-    line_chunk *next;
-    uint32_t used, cap;
-    unsigned char data[];
-};
-
-enum { MIN_CHUNK = 48, MAX_CHUNK = 64 * 1024, K_ESCAPE = 127 };
+enum { MIN_BYTES = 64, FAST_GROWTH = 4096, K_ESCAPE = 127 };
 
 /* ---- varints ---- */
 
@@ -44,19 +38,12 @@ static inline uint64_t unzigzag(uint64_t v) {
 /* ---- streams ---- */
 
 void line_store_free(line_store *s) {
-    line_chunk *c = s->head;
-    while (c) {
-        line_chunk *next = c->next;
-        free(c);
-        c = next;
-    }
+    free(s->data);
     memset(s, 0, sizeof *s);
 }
 
 size_t line_store_bytes(const line_store *s) {
-    size_t bytes = 0;
-    for (const line_chunk *c = s->head; c; c = c->next) bytes += sizeof *c + c->cap;
-    return bytes;
+    return s->cap;
 }
 
 void line_scratch_free(line_scratch *scratch) {
@@ -65,29 +52,40 @@ void line_scratch_free(line_scratch *scratch) {
     scratch->cap = 0;
 }
 
-/* Makes sure the last chunk has `need` free bytes; chunks double up to MAX_CHUNK. */
+/* Makes sure `need` more bytes fit. The buffer doubles while small, then grows by half: the
+ * spare room goes back when the loader moves on, so growing fast costs memory only briefly. */
 static int reserve(line_store *s, size_t need) {
-    if (s->tail && s->tail->cap - s->tail->used >= need) return LINES_OK;
-    size_t cap = s->tail ? (size_t)s->tail->cap * 2 : MIN_CHUNK;
-    if (cap > MAX_CHUNK) cap = MAX_CHUNK;
-    if (cap < need) cap = need;
-    line_chunk *c = malloc(sizeof *c + cap);
-    if (!c) return LINES_NOMEM;
-    c->next = NULL;
-    c->used = 0;
-    c->cap = (uint32_t)cap;
-    if (s->tail)
-        s->tail->next = c;
-    else
-        s->head = c;
-    s->tail = c;
+    if (s->cap - s->used >= need) return LINES_OK;
+    if (need > SIZE_MAX / 2 - s->used) return LINES_NOMEM;
+    size_t cap = s->cap < FAST_GROWTH ? 2 * s->cap : s->cap + s->cap / 2;
+    if (cap < MIN_BYTES) cap = MIN_BYTES;
+    if (cap < s->used + need) cap = s->used + need;
+    unsigned char *data = realloc(s->data, cap);
+    if (!data) return LINES_NOMEM;
+    s->data = data;
+    s->cap = cap;
     return LINES_OK;
+}
+
+/* Gives back the room a stream will not use any more. */
+static void trim(line_store *s) {
+    if (s->cap == s->used) return;
+    if (!s->used) {
+        free(s->data);
+        s->data = NULL;
+        s->cap = 0;
+        return;
+    }
+    unsigned char *data = realloc(s->data, s->used);
+    if (!data) return; /* the larger block stays: still valid */
+    s->data = data;
+    s->cap = s->used;
 }
 
 /* Encodes one record after the stream's last one (room reserved by the caller). */
 static void encode(line_store *s, uint32_t file, uint64_t line, uint64_t addr, const cg_cost *costs,
                    size_t n) {
-    unsigned char *start = s->tail->data + s->tail->used, *p = start;
+    unsigned char *start = s->data + s->used, *p = start;
     int new_file = file != s->last_file;
     *p++ = (unsigned char)(new_file | (n < K_ESCAPE ? n : K_ESCAPE) << 1);
     if (n >= K_ESCAPE) p = put_varint(p, n);
@@ -95,7 +93,7 @@ static void encode(line_store *s, uint32_t file, uint64_t line, uint64_t addr, c
     p = put_varint(p, zigzag(addr - s->last_addr));
     p = put_varint(p, zigzag(line - s->last_line));
     for (size_t i = 0; i < n; i++) p = put_varint(p, zigzag((uint64_t)costs[i]));
-    s->tail->used += (uint32_t)(p - start);
+    s->used += (size_t)(p - start);
     s->last_file = file;
     s->last_line = line;
     s->last_addr = addr;
@@ -107,7 +105,7 @@ static size_t worst_case(size_t n) {
 }
 
 void line_reader_init(line_reader *r, const line_store *s) {
-    r->chunk = s->head;
+    r->data = s->data;
     r->pos = 0;
     r->remaining = s->count;
     r->file = 0;
@@ -117,11 +115,7 @@ void line_reader_init(line_reader *r, const line_store *s) {
 
 int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw) {
     if (!r->remaining) return 0;
-    if (r->pos >= r->chunk->used) {
-        r->chunk = r->chunk->next;
-        r->pos = 0;
-    }
-    const unsigned char *p = r->chunk->data + r->pos;
+    const unsigned char *p = r->data + r->pos;
     unsigned header = *p++;
     uint64_t n = header >> 1, v;
     if (n == K_ESCAPE) p = get_varint(p, &n);
@@ -139,7 +133,7 @@ int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw) {
         costs[i] = (cg_cost)unzigzag(v);
     }
     for (; i < nraw; i++) costs[i] = 0;
-    r->pos = (size_t)(p - r->chunk->data);
+    r->pos = (size_t)(p - r->data);
     r->remaining--;
     return 1;
 }
@@ -289,10 +283,18 @@ int line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, cons
     return LINES_OK;
 }
 
+void line_give_back(line_store *s) {
+    trim(s);
+    s->trimmed = s->used;
+}
+
 int line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
     if (s->sorted || !s->count) {
         s->distinct = s->count;
+        trim(s);
         return LINES_OK;
     }
-    return compact(s, strings, nraw, scratch);
+    int rc = compact(s, strings, nraw, scratch);
+    if (rc == LINES_OK) trim(s);
+    return rc;
 }

@@ -2,9 +2,10 @@
  *
  * Records are appended as they are read, each encoded relative to the function's previous one
  * (a header byte, the file when it changes, zigzag varints of the address and line steps, and
- * the costs up to the last nonzero one), in chunks of growing size. While the records arrive in
- * strictly increasing (address, line) order — callgrind writes a function's instructions in
- * address order — the stream is already final: sorted, with no position twice. Otherwise it is
+ * the costs up to the last nonzero one), in one buffer per function that grows by half its size
+ * and is trimmed to its exact size when loading ends. While the records arrive in strictly
+ * increasing (address, line) order — callgrind writes a function's instructions in address
+ * order — the stream is already final: sorted, with no position twice. Otherwise it is
  * compacted: decoded, equal positions summed, sorted by (address, line, file name), encoded
  * again. Compaction also runs while loading, when a stream has grown to four times its last
  * compacted size, so that memory follows the distinct positions, not the input's lines. */
@@ -17,14 +18,17 @@
 #include "callgrind.h"
 #include "strtab.h"
 
-typedef struct line_chunk line_chunk;
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
 
 typedef struct line_store {
-    line_chunk *head, *tail;
+    unsigned char *data;
+    size_t used, cap;  /* bytes */
+    size_t trimmed;    /* bytes when the spare room was last given back */
     uint32_t count;    /* records in the stream */
     uint32_t distinct; /* records after the last compaction */
-    int sorted;        /* strictly increasing (address, line) so far */
     uint32_t last_file;
+    int sorted; /* strictly increasing (address, line) so far */
     uint64_t last_line, last_addr;
 } line_store;
 
@@ -41,7 +45,18 @@ enum { LINES_OK = 0, LINES_NOMEM = -1, LINES_OVERFLOW = -2 };
  * `nraw` is the profile's event count, for compactions. */
 int line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, const cg_cost *costs,
                 size_t n, const strtab *strings, size_t nraw, line_scratch *scratch);
-/* Brings a stream to its final form (sorted, each position once). */
+/* The loader moves on to another function's records: the stream gives back its spare room
+ * (callgrind writes most functions in one block, so most streams are complete then), unless it
+ * has grown by less than half since the last time. A function that comes back block after
+ * block (Xdebug writes one per call) is thus trimmed, and copied when it grows again, at
+ * geometric steps only. */
+void line_give_back(line_store *s);
+static inline void line_leave(line_store *s) {
+    /* less room than this is not worth a realloc */
+    enum { MIN_TRIM = 64 };
+    if (s->cap - s->used >= MIN_TRIM && s->used >= s->trimmed + s->trimmed / 2) line_give_back(s);
+}
+/* Brings a stream to its final form (sorted, each position once, no spare room). */
 int line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch);
 void line_store_free(line_store *s);
 void line_scratch_free(line_scratch *scratch);
@@ -50,7 +65,7 @@ size_t line_store_bytes(const line_store *s);
 
 /* Reading: records in stream order, `costs` filled up to `nraw`. */
 typedef struct line_reader {
-    const line_chunk *chunk;
+    const unsigned char *data;
     size_t pos;
     uint32_t remaining;
     uint32_t file;
@@ -59,5 +74,7 @@ typedef struct line_reader {
 
 void line_reader_init(line_reader *r, const line_store *s);
 int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw);
+
+#pragma GCC visibility pop
 
 #endif

@@ -8,6 +8,9 @@
 #include "idmap.h"
 #include "model.h"
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
 /* The three name-compression tables of the format. */
 enum { IDS_FILE, IDS_FN, IDS_OBJ, IDS_COUNT };
 
@@ -43,6 +46,8 @@ typedef struct parse_state {
     uint32_t *event_map; /* section column -> raw event */
     size_t nevent_map, event_map_cap;
     int identity_map; /* event_map[i] == i for all i */
+
+    int writes_totals; /* the creator: (callgrind) ends every part with totals: */
 
     uint32_t ob, fl, file; /* string ids; file is the fi=/fe= aware one */
     int have_fl;
@@ -81,6 +86,7 @@ struct cg_loader {
     idxtab fn_index, call_index, jump_index;
     fn_cache_entry fn_cache[1 << FN_CACHE_BITS];
     line_scratch scratch; /* for compacting line records */
+    uint32_t block_fn;    /* the function of the last fn= block, or NO_INDEX */
     event_desc *descs;
     size_t ndescs, descs_cap;
     /* For resolve.c: functions bound by a fn= line, calls whose callee file was guessed. */
@@ -90,8 +96,12 @@ struct cg_loader {
     uint32_t *call_next, *jump_next; /* the next record of the same function, in reading order */
     size_t cursors_cap, call_next_cap, jump_next_cap;
     parse_state st;
-    size_t sections_read;           /* every section of every input, kept or not */
-    cg_cost values[MAX_RAW_EVENTS]; /* scratch for one line's costs */
+    size_t sections_read; /* every section of every input, kept or not */
+    /* (part, thread) of every section read, for the error when the options keep none */
+    uint64_t (*read_ids)[2];
+    size_t read_ids_cap;
+    size_t inputs, inputs_with_text; /* inputs read, and those that were not empty */
+    cg_cost values[MAX_RAW_EVENTS];  /* scratch for one line's costs */
     cg_cost row[MAX_RAW_EVENTS]; /* the same in event order, when a section orders them otherwise */
     char message[768];           /* text of the error being reported */
     int failed;
@@ -108,6 +118,8 @@ int build_line(cg_loader *ld, uint32_t fn, uint32_t file, uint64_t line, uint64_
 int build_call(cg_loader *ld, const call_rec *key, int guessed, cg_cost **row);
 /* Marks a function as bound by a fn= line, where a block of its records begins. */
 int build_defined(cg_loader *ld, uint32_t fn);
+/* Once every input is read: the record arrays give back their room for growth. */
+void build_shrink(cg_loader *ld);
 
 /* ---- resolve.c: callees named without their file ---- */
 int resolve_guessed_callees(cg_loader *ld, cg_error *err);
@@ -137,5 +149,7 @@ int read_buffer(cg_loader *ld, const void *data, size_t size, cg_error *err);
 /* ---- errors ---- */
 void set_error(cg_error *err, int code, uint64_t line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+#pragma GCC visibility pop
 
 #endif

@@ -13,6 +13,9 @@
 #include "lines.h"
 #include "strtab.h"
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
 #define NO_INDEX UINT32_MAX
 /* Raw events per profile: far above any real writer (KCachegrind allows 200), low enough that
  * a hostile `events:` line cannot make every cost row huge. */
@@ -49,7 +52,7 @@ typedef struct section_rec {
     uint32_t events_begin, events_end; /* range in section_events */
     unsigned positions;
     int has_summary, has_totals;
-    uint64_t totals_line; /* where totals: was, for the consistency warning */
+    uint64_t totals_line, summary_line; /* where they were, for the consistency checks */
 } section_rec;
 
 typedef struct term {
@@ -72,7 +75,8 @@ struct cg_profile {
     strtab strings;
     arena mem;
 
-    size_t nraw; /* cost row width */
+    size_t nraw;   /* cost row width */
+    int no_cycles; /* cg_options.no_cycles of the load that made it */
     event_rec *events;
     size_t nevents, events_cap;
     term *terms;
@@ -152,5 +156,7 @@ int profile_warn(cg_profile *p, const char *message);
 /* Faults (sums beyond 64 bits) are reported at `where`:`line`, the end of the last input. */
 int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolerant,
                  const char *where, uint64_t line);
+
+#pragma GCC visibility pop
 
 #endif

@@ -4,6 +4,9 @@
 
 #include <stdint.h>
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
 enum { NUM_OK = 0, NUM_BAD, NUM_OVERFLOW };
 
 static inline int is_space(char c) {
@@ -77,5 +80,7 @@ static inline int parse_cost(const char **ps, const char *end, int64_t *out) {
     *ps = s;
     return NUM_OK;
 }
+
+#pragma GCC visibility pop
 
 #endif

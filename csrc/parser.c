@@ -125,19 +125,25 @@ static void drop_section(cg_loader *ld) {
     ld->st.section = CG_NONE;
 }
 
-static int finish_section(cg_loader *ld) {
-    parse_state *st = &ld->st;
-    cg_profile *p = ld->p;
-    if (st->section == CG_NONE) return LINE_OK;
-    if (st->skip_records || !section_selected(ld)) {
-        drop_section(ld);
-        return LINE_OK;
+/* The first event whose two cost rows differ, and how many do, among the section's events. */
+static size_t first_difference(const cg_profile *p, const section_rec *sec, const cg_cost *a,
+                               const cg_cost *b, size_t *count) {
+    size_t first = CG_NONE;
+    *count = 0;
+    for (uint32_t i = sec->events_begin; i < sec->events_end; i++) {
+        uint32_t ev = p->section_events[i];
+        if (a[ev] == b[ev]) continue;
+        if (first == CG_NONE) first = ev;
+        ++*count;
     }
-    const section_rec *sec = &p->sections[st->section];
-    p->positions |= sec->positions; /* the final positions of every section */
-    if (!sec->has_totals) return LINE_OK;
-    const cg_cost *totals = costs_row(&p->section_totals, p->nraw, st->section);
-    const cg_cost *sum = costs_row(&p->section_costs, p->nraw, st->section);
+    return first;
+}
+
+/* totals: against the costs read: a doubt, never a stop (some writers round). */
+static int check_totals(cg_loader *ld, const section_rec *sec, size_t s) {
+    cg_profile *p = ld->p;
+    const cg_cost *totals = costs_row(&p->section_totals, p->nraw, s);
+    const cg_cost *sum = costs_row(&p->section_costs, p->nraw, s);
     for (uint32_t i = sec->events_begin; i < sec->events_end; i++) {
         uint32_t ev = p->section_events[i];
         if (totals[ev] != sum[ev] &&
@@ -147,6 +153,70 @@ static int finish_section(cg_loader *ld) {
             return LINE_STOP;
     }
     return LINE_OK;
+}
+
+/* A section without totals: at the end of an input callgrind wrote: callgrind ends every part
+ * with that line, so the input was cut short, and the costs read are only part of the run. A
+ * fault (strict loads stop), not a doubt: every share computed from them would be wrong. */
+static int truncated(cg_loader *ld, const section_rec *sec, size_t s) {
+    cg_profile *p = ld->p;
+    const char *what = "the input ends before the totals: line that callgrind writes last, so it "
+                       "looks truncated";
+    size_t count;
+    const cg_cost *summary = costs_row(&p->section_summary, p->nraw, s);
+    const cg_cost *sum = costs_row(&p->section_costs, p->nraw, s);
+    size_t ev = sec->has_summary ? first_difference(p, sec, summary, sum, &count) : CG_NONE;
+    if (ev == CG_NONE) return malformed(ld, "%s", what);
+    return malformed(ld, "%s (summary: %s is %lld, the costs read sum to %lld)", what,
+                     strtab_get(&p->strings, p->events[ev].name), (long long)summary[ev],
+                     (long long)sum[ev]);
+}
+
+/* summary: against the costs read, when there is no totals: to compare (callgrind's summary:
+ * counts the thread's events and may exceed the costs it writes, so totals: is the one compared
+ * when both are there). */
+static int check_summary(cg_loader *ld, const section_rec *sec, size_t s) {
+    cg_profile *p = ld->p;
+    const cg_cost *summary = costs_row(&p->section_summary, p->nraw, s);
+    const cg_cost *sum = costs_row(&p->section_costs, p->nraw, s);
+    for (uint32_t i = sec->events_begin; i < sec->events_end; i++) {
+        uint32_t ev = p->section_events[i];
+        if (summary[ev] != sum[ev] &&
+            warn(ld, sec->summary_line, "summary: %s is %lld but the section's costs sum to %lld",
+                 strtab_get(&p->strings, p->events[ev].name), (long long)summary[ev],
+                 (long long)sum[ev]))
+            return LINE_STOP;
+    }
+    return LINE_OK;
+}
+
+/* The part and thread of every section read, for the error when the options keep none. */
+static int remember_section_ids(cg_loader *ld, const section_rec *sec) {
+    const cg_options *o = &ld->opts;
+    if (!o->section && !o->part && !o->thread) return LINE_OK;
+    size_t i = ld->sections_read - 1;
+    if (VEC_RESERVE(ld->read_ids, ld->read_ids_cap, i + 1)) return out_of_memory(ld);
+    ld->read_ids[i][0] = header_number(ld->p, sec, "part");
+    ld->read_ids[i][1] = header_number(ld->p, sec, "thread");
+    return LINE_OK;
+}
+
+/* Closes the current section; `at_end` when the input ends with it. */
+static int finish_section(cg_loader *ld, int at_end) {
+    parse_state *st = &ld->st;
+    cg_profile *p = ld->p;
+    if (st->section == CG_NONE) return LINE_OK;
+    const section_rec *sec = &p->sections[st->section];
+    if (remember_section_ids(ld, sec)) return LINE_STOP;
+    if (st->skip_records || !section_selected(ld)) {
+        drop_section(ld);
+        return LINE_OK;
+    }
+    p->positions |= sec->positions; /* the final positions of every section */
+    if (sec->has_totals) return check_totals(ld, sec, st->section);
+    if (at_end && st->writes_totals)
+        return truncated(ld, sec, st->section) < 0 ? LINE_STOP : LINE_OK;
+    return sec->has_summary ? check_summary(ld, sec, st->section) : LINE_OK;
 }
 
 static void reset_body_state(parse_state *st) {
@@ -182,7 +252,7 @@ static unsigned positions_mask(const parse_state *st) {
  * says otherwise; positions, the current function and files start afresh. */
 static int new_section(cg_loader *ld) {
     parse_state *st = &ld->st;
-    if (finish_section(ld)) return LINE_STOP;
+    if (finish_section(ld, 0)) return LINE_STOP;
     if (build_section(ld, st->source, st->lineno)) return out_of_memory(ld);
     st->section = ld->p->nsections - 1;
     st->body_started = 0;
@@ -836,8 +906,11 @@ static int header_line(cg_loader *ld, const char *key, size_t klen, const char *
         rc = events_header(ld, s, end);
     } else if (KEY("event")) {
         rc = event_header(ld, s, end);
+    } else if (KEY("creator")) {
+        st->writes_totals = end - s >= 9 && !memcmp(s, "callgrind", 9);
     } else if (KEY("summary")) {
         rc = costs_header(ld, "summary:", s, end, &p->section_summary, &sec->has_summary);
+        p->sections[st->section].summary_line = st->lineno;
     } else if (KEY("totals")) {
         rc = costs_header(ld, "totals:", s, end, &p->section_totals, &sec->has_totals);
         p->sections[st->section].totals_line = st->lineno;
@@ -901,6 +974,7 @@ void parse_begin(cg_loader *ld, const char *name, uint32_t source) {
     st->section = CG_NONE;
     st->body_started = 0;
     st->have_events = st->events_seen = 0;
+    st->writes_totals = 0;
     st->ncols = 1;
     st->col_kind[0] = COL_LINE;
     st->nevent_map = 0;
@@ -960,11 +1034,12 @@ int parse_end(cg_loader *ld, cg_error *err) {
                       (unsigned long long)line) < 0)
             return -1;
     }
-    if (finish_section(ld)) return -1;
-    if (!st->events_seen) {
-        const char *what = st->lineno ? "no 'events:' line in the input" : "empty input";
-        if (malformed(ld, "%s", what) < 0) return -1;
-    }
+    if (finish_section(ld, 1)) return -1;
+    /* an empty input adds nothing (valgrind leaves an empty base file beside the files of
+     * --separate-threads=yes): a warning; the loader fails when every input is empty */
+    if (st->lineno == 0) return warn(ld, 0, "empty input") ? -1 : 0;
+    ld->inputs_with_text++;
+    if (!st->events_seen && malformed(ld, "no 'events:' line in the input") < 0) return -1;
     return ld->failed ? -1 : 0;
 }
 

@@ -37,6 +37,28 @@ void cg_profile_free(cg_profile *p) {
     free(p);
 }
 
+/* What the model holds in malloc, from the capacities of its arrays: the collector of an
+ * embedding language is told this much, so that it frees dropped profiles in time. */
+size_t cg_profile_bytes(const cg_profile *p) {
+    size_t n = p->events_cap * sizeof *p->events + p->terms_cap * sizeof *p->terms +
+               p->fns_cap * sizeof *p->fns + p->calls_cap * sizeof *p->calls +
+               p->jumps_cap * sizeof *p->jumps + p->sections_cap * sizeof *p->sections +
+               p->headers_cap * sizeof *p->headers +
+               p->section_events_cap * sizeof *p->section_events +
+               p->line_stores_cap * sizeof *p->line_stores;
+    const cost_array *costs[] = {&p->call_costs,     &p->section_costs, &p->section_summary,
+                                 &p->section_totals, &p->fn_self,       &p->fn_incl,
+                                 &p->cycle_self,     &p->cycle_incl};
+    for (size_t i = 0; i < sizeof costs / sizeof *costs; i++)
+        n += costs[i]->cap * p->nraw * sizeof(cg_cost);
+    /* the call graph indexes: begin offsets per function, one entry per call or jump */
+    n += (3 * (p->nfns + 2) + 2 * p->ncalls + p->njumps + 2 * p->nfns) * sizeof(uint32_t);
+    for (size_t f = 0; f < p->nfns; f++) n += line_store_bytes(&p->line_stores[f]);
+    n += p->strings.mem.allocated + p->strings.cap * sizeof *p->strings.entries +
+         (p->strings.index.mask ? (p->strings.index.mask + 1) * sizeof(uint64_t) : 0);
+    return n + sizeof *p;
+}
+
 int profile_warn(cg_profile *p, const char *message) {
     if (p->nwarnings >= p->max_warnings) {
         p->warnings_dropped++;
@@ -52,6 +74,10 @@ int profile_warn(cg_profile *p, const char *message) {
 }
 
 #define STR(id) strtab_get(&p->strings, (id))
+
+int cg_profile_cycles_detected(const cg_profile *p) {
+    return !p->no_cycles;
+}
 
 const cg_cost *cg_total_costs(const cg_profile *p) {
     return p->total;
@@ -175,7 +201,7 @@ size_t cg_line_count(const cg_profile *p) {
 
 /* The public cursor mirrors line_reader field by field. */
 static void cursor_to_reader(const cg_line_cursor *c, line_reader *r) {
-    r->chunk = c->chunk;
+    r->data = c->chunk;
     r->pos = c->pos;
     r->remaining = c->remaining;
     r->file = c->file;
@@ -187,7 +213,7 @@ void cg_line_cursor_init(cg_line_cursor *c, const cg_profile *p, size_t fn) {
     line_reader r;
     line_reader_init(&r, &p->line_stores[fn]);
     c->profile = p;
-    c->chunk = r.chunk;
+    c->chunk = r.data;
     c->pos = r.pos;
     c->remaining = r.remaining;
     c->file = r.file;
@@ -199,7 +225,7 @@ int cg_line_cursor_next(cg_line_cursor *c, cg_line *out) {
     line_reader r;
     cursor_to_reader(c, &r);
     if (!line_reader_next(&r, c->costs, c->profile->nraw)) return 0;
-    c->chunk = r.chunk;
+    c->chunk = r.data;
     c->pos = r.pos;
     c->remaining = r.remaining;
     c->file = r.file;

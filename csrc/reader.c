@@ -157,8 +157,9 @@ static int pump(cg_loader *ld, source *src, z_stream *z, uint64_t total, cg_erro
         }
         if (flush_lines(ld, &lb, 0, err) || report_progress(ld, &pr, done, 0, err)) goto out;
     }
-    /* lines decoded before a damaged part of a stream are kept */
-    if (flush_lines(ld, &lb, 1, err)) goto out;
+    /* Lines decoded before a damaged part of a stream are kept; the unfinished line the damage
+     * cut is not read: the stream's fault is what went wrong, not that line. */
+    if (flush_lines(ld, &lb, !fault, err)) goto out;
     if (fault && stream_fault(ld, fault, err)) goto out;
     rc = report_progress(ld, &pr, done, 1, err);
     goto out;

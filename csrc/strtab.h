@@ -9,6 +9,9 @@
 #include "arena.h"
 #include "idxtab.h"
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
 typedef struct strtab {
     arena mem;
     struct strtab_entry {
@@ -32,5 +35,7 @@ static inline const char *strtab_get(const strtab *t, uint32_t id) {
 }
 /* Returns the id of an existing string or -1. */
 int64_t strtab_lookup(const strtab *t, const char *s, size_t len);
+
+#pragma GCC visibility pop
 
 #endif

@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
 /* Makes room for `need` elements of `elsize` bytes in *data (capacity *cap, grown by 1.5x).
  * Returns 0, or -1 when out of memory or the size overflows; *data is unchanged on failure. */
 static inline int vec_reserve(void **data, size_t *cap, size_t need, size_t elsize) {
@@ -21,5 +24,7 @@ static inline int vec_reserve(void **data, size_t *cap, size_t need, size_t elsi
 }
 
 #define VEC_RESERVE(arr, cap, need) vec_reserve((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+#pragma GCC visibility pop
 
 #endif

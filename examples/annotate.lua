@@ -4,9 +4,8 @@
 --
 -- Run it from the repository after `make` (LUA_PATH="lua/?.lua;lua/?/init.lua;;"
 -- LUA_CPATH="build/5.4/?.so;;"), or anywhere once the module is installed.
-local callgrind = require "callgrind"
 local report = require "callgrind.report"
-local progress = require "callgrind.progress"
+local cli = require("callgrind.cli").new("annotate.lua")
 
 local usage = [[
 usage: annotate.lua [options] PROFILE [SOURCE-FILE...]
@@ -26,13 +25,12 @@ options:
   -I DIR, --include=DIR search DIR for source files (repeatable)
   --show-percs=yes|no   show percentages [yes]
   --inlined=split|merge inlined code in rows of its own, or in its function [split]
-  --strict=yes|no       stop at the first malformed line [no: skip it with a warning]
+  --strict=yes|no       stop at the first malformed line [yes; no: skip it with a warning]
   -h, --help            this text
 ]]
 
 local function fail(message)
-  io.stderr:write("annotate.lua: ", message, "\n")
-  os.exit(2)
+  cli:fail(message)
 end
 
 local function yes_no(name, value)
@@ -47,7 +45,7 @@ local function number(name, value)
   return n
 end
 
-local opts = { threshold = 99, auto = true, context = 8, include = {}, tree = "none", strict = false }
+local opts = { threshold = 99, auto = true, context = 8, include = {}, tree = "none", strict = true }
 local positional = {}
 local i = 1
 while i <= #arg do
@@ -94,14 +92,10 @@ if not path then
 end
 if #positional > 0 then opts.files = positional end
 
-local prof, err = callgrind.load(path, { strict = opts.strict, progress = progress.bar() })
-if not prof then
-  io.stderr:write("annotate.lua: ", err, "\n")
-  os.exit(1)
-end
-for _, warning in ipairs(prof:warnings()) do io.stderr:write("warning: ", warning, "\n") end
-
-local ok, text = pcall(function()
+cli:run(function()
+  local prof = cli:load(path, { strict = opts.strict })
+  opts.show = cli:events(prof, opts.show)
+  opts.sort = cli:events(prof, opts.sort)
   local out = {}
   if opts.tree ~= "none" then
     out[#out + 1] = report.tree(prof, opts)
@@ -114,7 +108,5 @@ local ok, text = pcall(function()
       include = opts.include, percentages = opts.percentages, inlined = opts.inlined })
     if annotated ~= "" then out[#out + 1] = annotated end
   end
-  return table.concat(out, "\n")
+  io.write(table.concat(out, "\n"))
 end)
-if not ok then fail(tostring(text)) end
-io.write(text)

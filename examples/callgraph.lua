@@ -4,12 +4,9 @@
 --
 -- Run it from the repository after `make` (LUA_PATH="lua/?.lua;lua/?/init.lua;;"
 -- LUA_CPATH="build/5.4/?.so;;"), or anywhere once the module is installed.
-local callgrind = require "callgrind"
 local dot = require "callgrind.dot"
 local format = require "callgrind.format"
-local progress = require "callgrind.progress"
-
-local NAME = "callgraph.lua"
+local cli = require("callgrind.cli").new("callgraph.lua")
 
 local usage = [[
 usage: callgraph.lua [options] PROFILE [OUTPUT.dot]
@@ -39,12 +36,11 @@ options:
 ]]
 
 local function fail(message, status)
-  io.stderr:write(NAME, ": ", message, "\n")
-  os.exit(status or 1)
+  cli:fail(message, status or 1)
 end
 
 local function bad_usage(message)
-  fail(message .. " (try --help)", 2)
+  cli:fail(message .. " (try --help)")
 end
 
 local function percent_value(name, value)
@@ -172,34 +168,18 @@ if #opts.leaf == 0 then opts.leaf = nil end
 ---------------------------------------------------------------------------------------------
 -- Load, draw, write
 
-local prof, err
-if input == "-" then
-  local text = io.stdin:read("*a")
-  prof, err = callgrind.parse(text, "stdin", { progress = progress.bar() })
-else
-  prof, err = callgrind.load(input, { progress = progress.bar() })
-end
-if not prof then fail(err) end
-
-local function without_location(message)
-  message = tostring(message)
-  return (message:gsub("^[^\n]-%.lua:%d+: ", ""):gsub("^dot%.graph: ", ""))
-end
-
-local ok, text = pcall(function()
+local prof = cli:load(input)
+local text
+cli:run(function()
+  if type(opts.event) == "string" then opts.event = cli:event(prof, opts.event) end
   if title == nil then
-    local event = opts.event
-    if event == nil then event = prof:events()[1] end
-    if event ~= nil then
-      local name = prof:event_info(event).name
-      local source = input == "-" and "stdin" or input:match("([^/]+)/*$") or input
-      title = ("%s: %s %s"):format(source, format.thousands(prof:total(name)), name)
-    end
+    local name = prof:event_info(opts.event or 1).name
+    local source = input == "-" and "stdin" or input:match("([^/]+)/*$") or input
+    title = ("%s: %s %s"):format(source, format.thousands(prof:total(name)), name)
   end
-  if title ~= nil and title ~= "" then opts.title = title end
-  return dot.graph(prof, opts)
+  if title ~= "" then opts.title = title end
+  text = dot.graph(prof, opts)
 end)
-if not ok then fail(without_location(text)) end
 
 if not output then
   io.stdout:write(text)

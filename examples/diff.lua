@@ -3,9 +3,8 @@
 --   lua5.4 examples/diff.lua [--event=EV] [--limit=N] BASE NEW
 --
 -- Prints the functions whose self and inclusive costs grew and shrank most from BASE to NEW.
-local callgrind = require "callgrind"
 local report = require "callgrind.report"
-local progress = require "callgrind.progress"
+local cli = require("callgrind.cli").new("diff.lua")
 
 local usage = [[
 usage: diff.lua [--event=EV] [--limit=N] BASE NEW
@@ -19,9 +18,8 @@ options:
   -h, --help   this text
 ]]
 
-local function fail(message, status)
-  io.stderr:write("diff.lua: ", message, "\n")
-  os.exit(status or 2)
+local function fail(message)
+  cli:fail(message)
 end
 
 local opts, paths = {}, {}
@@ -46,12 +44,8 @@ if #paths ~= 2 then
   os.exit(2)
 end
 
-local profiles = {}
-for i, path in ipairs(paths) do
-  local prof, err = callgrind.load(path, { progress = progress.bar() })
-  if not prof then fail(err, 1) end
-  profiles[i] = prof
-end
-local ok, text = pcall(report.diff, profiles[1], profiles[2], opts)
-if not ok then fail(tostring(text)) end
-io.write(text, "\n")
+cli:run(function()
+  local base, new = cli:load(paths[1]), cli:load(paths[2])
+  opts.event = cli:event(new, opts.event)
+  io.write(report.diff(base, new, opts), "\n")
+end)

@@ -4,8 +4,7 @@
 --
 -- Functions are matched by name, file and object, events by name; OUT is written in the
 -- Callgrind format, readable by this module, callgrind_annotate and KCachegrind.
-local callgrind = require "callgrind"
-local progress = require "callgrind.progress"
+local cli = require("callgrind.cli").new("merge.lua")
 
 local usage = [[
 usage: merge.lua [--no-compress] OUT IN...
@@ -26,8 +25,7 @@ for _, a in ipairs(arg) do
   elseif a == "--no-compress" then
     compress = false
   elseif a:sub(1, 1) == "-" then
-    io.stderr:write("merge.lua: unknown option '", a, "' (see --help)\n")
-    os.exit(2)
+    cli:fail("unknown option '" .. a .. "' (see --help)")
   else
     paths[#paths + 1] = a
   end
@@ -38,14 +36,12 @@ if #paths < 2 then
 end
 
 local out = table.remove(paths, 1)
-local prof, err = callgrind.load(paths, { progress = progress.bar() })
-if not prof then
-  io.stderr:write("merge.lua: ", err, "\n")
-  os.exit(1)
-end
-local ok, werr = prof:write(out, { compress_names = compress, compress_positions = compress })
-if not ok then
-  io.stderr:write("merge.lua: ", werr, "\n")
-  os.exit(1)
-end
-io.stderr:write(("merge.lua: %d profiles, %d functions, written to %s\n"):format(#paths, prof:stats().functions, out))
+cli:run(function()
+  -- an empty file among the inputs (valgrind's --separate-threads=yes leaves the base file
+  -- empty) is skipped with a warning
+  local prof = cli:load(paths)
+  local ok, err = prof:write(out, { compress_names = compress, compress_positions = compress })
+  if not ok then cli:fail(err, 1) end
+  io.stderr:write(("merge.lua: %d profiles, %d functions, written to %s\n"):format(#paths, prof:stats().functions,
+    out))
+end)

@@ -104,14 +104,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             /* the combinations rebuild a model from this one */
             const cg_profile *both[2] = {p, p};
             int64_t weights[2] = {1, -1};
-            cg_profile *d = cg_profile_combine(both, weights, 2, &err);
+            cg_profile *d = cg_profile_combine(both, weights, 2, NULL, &err);
             if (d) walk(d);
             cg_profile_free(d);
             size_t n = cg_function_count(p);
             unsigned char *keep = malloc(n ? n : 1);
             if (keep) {
                 for (size_t f = 0; f < n; f++) keep[f] = (unsigned char)(f & 1);
-                cg_profile *s = cg_profile_select(p, keep, NULL, &err);
+                cg_profile *s = cg_profile_select(p, keep, NULL, NULL, &err);
                 if (s) walk(s);
                 cg_profile_free(s);
                 free(keep);

@@ -164,6 +164,14 @@ describe("events", function()
     assert.same({ "Ir", "Dr" }, prof:events())
     assert.same({ "Ir", "Dr", "CEst" }, prof:events(true))
   end)
+
+  it("says whether it has an event without raising", function()
+    assert.is_true(prof:has_event("Ir"))
+    assert.is_true(prof:has_event("CEst"))
+    assert.is_false(prof:has_event("Bogus"))
+    assert.is_false(prof:has_event(""))
+    assert.has_error(function() prof:has_event() end)
+  end)
 end)
 
 describe("handles", function()
@@ -243,8 +251,11 @@ describe("handles", function()
 
   it("count what the profile holds", function()
     local prof = assert(callgrind.parse(small))
-    assert.same({ functions = 2, calls = 1, lines = 2, jumps = 0, sections = 1, cycles = 0, events = 2 },
-      prof:stats())
+    local stats = prof:stats()
+    -- the model's memory: its tables and interned strings, some kilobytes even when tiny
+    assert.is_true(stats.bytes > 1000 and stats.bytes < 1000000)
+    stats.bytes = nil
+    assert.same({ functions = 2, calls = 1, lines = 2, jumps = 0, sections = 1, cycles = 0, events = 2 }, stats)
   end)
 
   if _VERSION == "Lua 5.4" then
@@ -262,6 +273,50 @@ describe("handles", function()
       assert.equal("callgrind profile (closed)", tostring(prof))
     end)
   end
+end)
+
+describe("cycles", function()
+  -- main calls a, a and b call each other; the call costs are as the file writes them
+  local text = "events: Ir I1mr D1mr\nfn=main\n1 1\ncfn=a\ncalls=1 1\n2 100\n" ..
+    "fn=a\n1 10 1 1\ncfn=b\ncalls=2 1\n2 90\nfn=b\n1 20 0 1\ncfn=a\ncalls=1 1\n2 70\n"
+
+  it("are found and give costs of every event, derived ones too", function()
+    local prof = assert(callgrind.parse(text))
+    local cycles = prof:cycles()
+    assert.equal(1, #cycles)
+    assert.equal("<cycle 1>", prof:find("a").cycle)
+    -- CEst, KCachegrind's cycle estimate, is Ir + 10 L1m here
+    assert.same({ Ir = 30, I1mr = 1, D1mr = 2, L1m = 3, CEst = 60 }, cycles[1].self)
+    -- a member costs its self cost plus the calls that leave the cycle (none here)
+    assert.equal(10, prof:find("a"):inclusive("Ir"))
+    assert.equal(20, prof:find("b"):inclusive("Ir"))
+    assert.equal(101, prof:find("main"):inclusive("Ir"))
+    assert.same({ Ir = 31, I1mr = 1, D1mr = 2, L1m = 3, CEst = 61 }, prof:sections()[1].costs)
+  end)
+
+  it("are not looked for with cycles = false: the called cost what their callers spent", function()
+    local prof = assert(callgrind.parse(text, "t", { cycles = false }))
+    assert.same({}, prof:cycles())
+    assert.is_nil(prof:find("a").cycle)
+    assert.equal(100 + 70, prof:find("a"):inclusive("Ir")) -- main -> a and b -> a
+    assert.equal(90, prof:find("b"):inclusive("Ir"))
+    assert.equal(101, prof:find("main"):inclusive("Ir"))
+    assert.has_error(function() callgrind.parse(text, "t", { cycles = "no" }) end)
+  end)
+
+  it("follow the sources in merge, diff and select unless told", function()
+    local with = assert(callgrind.parse(text))
+    local without = assert(callgrind.parse(text, "t", { cycles = false }))
+    assert.equal(1, #callgrind.merge({ with, with }):cycles())
+    assert.equal(0, #callgrind.merge({ without, without }):cycles())
+    assert.equal(340, callgrind.merge({ without, without }):find("a"):inclusive("Ir"))
+    assert.equal(0, #callgrind.merge({ with }, { cycles = false }):cycles())
+    assert.equal(1, #callgrind.merge({ without }, { cycles = true }):cycles())
+    assert.equal(0, #callgrind.diff(with, with, { cycles = false }):cycles())
+    assert.equal(0, #without:select({ drop = { name = "^main$" } }):cycles())
+    assert.equal(1, #without:select({ drop = { name = "^main$" }, cycles = true }):cycles())
+    assert.has_error(function() callgrind.merge({ with }, { cycles = 0 }) end)
+  end)
 end)
 
 describe("prof:line_costs", function()

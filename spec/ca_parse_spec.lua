@@ -6,10 +6,9 @@ local vg = require "helpers.valgrind"
 local fixtures = require "helpers.fixtures"
 
 -- The stored data: thirdparty/oracle-callgrind_annotate-3.19/ (outputs) and
--- thirdparty/gprof2dot/ (inputs) of the shared test data.
+-- thirdparty/gprof2dot/ (inputs) of the test data (spec/data/testdata).
 local oracle_subdir = "/thirdparty/oracle-callgrind_annotate-3.19/"
-local testdata = fixtures.shared_dir()
-assert(testdata, "shared test data not found: set CALLGRIND_TESTDATA or provide ../shared/testdata")
+local testdata = fixtures.testdata_dir()
 
 local oracle_dir = testdata .. oracle_subdir
 

@@ -107,11 +107,7 @@ end
 
 describe("damaged profiles", function()
   local files = {}
-  for _, path in ipairs(fixtures.shared_files("")) do
-    if not (path:find("/oracle%-") or path:find("SOURCES.md") or path:find("%.post%.exp$")) then
-      files[#files + 1] = path
-    end
-  end
+  for _, path in ipairs(fixtures.testdata_profiles("")) do files[#files + 1] = path end
   local seeds = io.popen("ls fuzz/seeds/*.cg")
   for path in seeds:lines() do files[#files + 1] = path end
   seeds:close()

@@ -412,15 +412,37 @@ describe("dot.graph cycles", function()
     assert.are.equal(4, graph.node_count)
     assert.are.same({ "a", "30.00%", "(30.00%)", "3" .. TIMES }, graph.nodes[ids.a].lines)
     assert.are.same({ "b", "60.00%", "(40.00%)", "3" .. TIMES }, graph.nodes[ids.b].lines)
-    assert.are.same({ "10.00%", "2" .. TIMES }, edge(graph, "b", "a").lines)
-    assert.are.same({ "60.00%", "3" .. TIMES }, edge(graph, "a", "b").lines)
+    -- calls within the cycle nest: their count only, dashed, no share that could overlap
+    assert.are.same({ "2" .. TIMES }, edge(graph, "b", "a").lines)
+    assert.are.same({ "3" .. TIMES }, edge(graph, "a", "b").lines)
+    assert.are.equal("dashed", edge(graph, "a", "b").style)
+    assert.are.same({ "20.00%", "3" .. TIMES }, edge(graph, "b", "leaf").lines)
     if has_dot then assert_renders(text) else pending("graphviz's dot is not installed") end
   end)
 
-  it("draws a self-call as a loop", function()
+  it("draws a self-call as a dashed loop with its count, not a share", function()
     local graph = parse_dot(dot.graph(prof))
     local ids = ids_by_name(graph)
-    assert.are.same({ "5.00%", "4" .. TIMES }, graph.edges[ids.leaf .. "->" .. ids.leaf].lines)
+    local loop = graph.edges[ids.leaf .. "->" .. ids.leaf]
+    assert.are.same({ "4" .. TIMES }, loop.lines)
+    assert.are.equal("dashed", loop.style)
+    assert.truthy(loop.tooltip:find("4 recursive calls: their cost is part of the function's", 1, true))
+  end)
+
+  it("never labels a recursive edge beyond the total", function()
+    -- fact calls itself 9 times, and callgrind records each nested call's inclusive cost: the
+    -- self-calls sum to 180 of a total of 101
+    local deep = assert(callgrind.parse("events: Ir\nfn=main\n1 1\ncfn=fact\ncalls=1 1\n2 100\n"
+      .. "fn=fact\n1 100\ncfn=fact\ncalls=9 1\n2 180\n", "fact"))
+    local graph = parse_dot(dot.graph(deep))
+    for _, e in pairs(graph.edges) do
+      for _, line in ipairs(e.lines) do
+        local share = tonumber(line:match("^([%d.]+)%%$"))
+        assert.is_true(share == nil or share <= 100, line)
+      end
+    end
+    local ids = ids_by_name(graph)
+    assert.are.same({ "9" .. TIMES }, graph.edges[ids.fact .. "->" .. ids.fact].lines)
   end)
 
   it("leaves out clusters whose members are all left out", function()
@@ -602,8 +624,13 @@ describe("dot.graph on the sample profile", function()
           count = count + call.count
         end
       end
-      assert.are.equal(as_printed(cost, total), attrs.lines[1], key)
-      assert.are.equal(string.format("%d", count), attrs.lines[2]:gsub(TIMES, ""):gsub(",", ""), key)
+      local recursive = from == to or (by_id[from].cycle ~= nil and by_id[from].cycle == by_id[to].cycle)
+      if recursive then -- the count only: nested costs would overlap
+        assert.are.equal(1, #attrs.lines, key)
+      else
+        assert.are.equal(as_printed(cost, total), attrs.lines[1], key)
+      end
+      assert.are.equal(string.format("%d", count), attrs.lines[#attrs.lines]:gsub(TIMES, ""):gsub(",", ""), key)
     end
   end)
 

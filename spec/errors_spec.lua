@@ -297,3 +297,94 @@ describe("doubts that are only warnings", function()
     assert.same({}, prof:warnings())
   end)
 end)
+
+describe("inputs that end too soon", function()
+  local fixtures = require "helpers.fixtures"
+  local TRUNCATED = "the input ends before the totals: line that callgrind writes last, so it looks truncated"
+  local sample -- the bundled sample profile, written by callgrind: summary: first, totals: last
+
+  setup(function()
+    local pipe = assert(io.popen("gzip -dc examples/data/sample.callgrind.gz"))
+    sample = pipe:read("*a")
+    pipe:close()
+  end)
+
+  local function first_lines(text, n)
+    local cut, count = 0, 0
+    while count < n do
+      cut = text:find("\n", cut + 1, true)
+      count = count + 1
+    end
+    return text:sub(1, cut)
+  end
+
+  it("fails a strict load of a callgrind file cut short, with the summary and the sum read", function()
+    local summary = tonumber(sample:match("\nsummary: (%d+)"))
+    local cut = first_lines(sample, 5000)
+    local read = assert(callgrind.parse(cut, "cut", { strict = false })):total("Ir")
+    assert.is_true(read < summary)
+    local prof, err, kind = callgrind.parse(cut, "cut")
+    assert.is_nil(prof)
+    assert.equal(("cut:5000: %s (summary: Ir is %d, the costs read sum to %d)"):format(TRUNCATED, summary, read), err)
+    assert.equal("format", kind)
+  end)
+
+  it("warns in a tolerant load of a callgrind file cut short", function()
+    local prof = assert(callgrind.parse("creator: callgrind-3.19.0\nevents: Ir\nsummary: 10\nfn=main\n1 9\n",
+      "c.out", { strict = false }))
+    assert.same({ "c.out:5: " .. TRUNCATED .. " (summary: Ir is 10, the costs read sum to 9)" }, prof:warnings())
+    assert.equal(9, prof:total("Ir"))
+  end)
+
+  it("says a callgrind file cut before its summary: is truncated too", function()
+    local _, err = callgrind.parse("creator: callgrind-3.19.0\nevents: Ir\nfn=main\n1 9\n", "c.out")
+    assert.equal("c.out:4: " .. TRUNCATED, err)
+  end)
+
+  it("is silent when callgrind's summary: exceeds its totals: (it counts the thread's events)", function()
+    local prof = assert(callgrind.parse(
+      "creator: callgrind-3.19.0\nevents: Ir\nsummary: 12\nfn=main\n1 9\ntotals: 9\n", "c.out"))
+    assert.same({}, prof:warnings())
+  end)
+
+  it("warns when summary: disagrees with the costs and there is no totals:", function()
+    local prof = assert(callgrind.parse("events: Ir Dr\nsummary: 10 1\nfn=main\n1 9 1\n", "s.out"))
+    assert.same({ "s.out:2: summary: Ir is 10 but the section's costs sum to 9" }, prof:warnings())
+    prof = assert(callgrind.parse("events: Ir\nfn=main\n1 9\nsummary: 9\n", "s.out"))
+    assert.same({}, prof:warnings())
+  end)
+
+  it("reports a gzip stream cut anywhere as such, never the half line it ends on", function()
+    local dir = os.tmpname()
+    fixtures.write(dir .. ".txt", sample)
+    os.execute("gzip -c " .. dir .. ".txt > " .. dir .. ".gz")
+    local gz = fixtures.read(dir .. ".gz")
+    for _, size in ipairs { 1000, 2000, 3000, 4000, 5000, 6000, 7000, #gz - 10 } do
+      local prof, err = callgrind.parse(gz:sub(1, size), "cut.gz")
+      assert.is_nil(prof)
+      local line = tonumber(err:match("^cut%.gz:(%d+): gzip data ends early$"))
+      assert(line, err)
+      -- the lines before the cut are read: a tolerant load keeps them and warns
+      local kept = assert(callgrind.parse(gz:sub(1, size), "cut.gz", { strict = false }))
+      assert.equal(("cut.gz:%d: gzip data ends early"):format(line), kept:warnings()[1])
+    end
+    os.remove(dir .. ".txt")
+    os.remove(dir .. ".gz")
+    os.remove(dir)
+  end)
+
+  it("skips an empty file in a list with a warning, and fails when every file is empty", function()
+    local dir = os.tmpname()
+    fixtures.write(dir .. ".base", "") -- what valgrind leaves beside --separate-threads=yes files
+    fixtures.write(dir .. "-01", "events: Ir\nfn=main\n1 9\n")
+    local prof = assert(callgrind.load { dir .. ".base", dir .. "-01" })
+    assert.equal(9, prof:total("Ir"))
+    assert.same({ dir .. ".base:0: empty input" }, prof:warnings())
+    local none, err = callgrind.load { dir .. ".base", dir .. ".base" }
+    assert.is_nil(none)
+    assert.equal(dir .. ".base:0: empty input", err)
+    os.remove(dir .. ".base")
+    os.remove(dir .. "-01")
+    os.remove(dir)
+  end)
+end)

@@ -40,7 +40,7 @@ describe("examples/annotate.lua", function()
     assert.equal(2, status)
     assert.truthy(err:find("unknown event 'Nope'", 1, true))
     _, err, status = run.script("examples/annotate.lua", { "/nonexistent/profile" })
-    assert.equal(1, status)
+    assert.equal(2, status)
     assert.truthy(err:find("/nonexistent/profile: No such file or directory", 1, true))
     _, err, status = run.script("examples/annotate.lua", {})
     assert.equal(2, status)
@@ -76,6 +76,26 @@ describe("the progress bar", function()
     assert.truthy(text:find("[##########] 100% of 0.0 MB\n", 1, true))
     local _, draws = text:gsub("\r", "")
     assert.equal(3, draws)
+  end)
+
+  it("waits `delay` seconds before it draws, so that quick loads draw nothing", function()
+    local now = 0
+    local out = sink()
+    local bar = progress.bar { terminal = true, out = out, min_bytes = 0, width = 10, delay = 1,
+      clock = function() return now end }
+    bar(0, 200)
+    now = 0.5
+    bar(100, 200)
+    assert.equal("", out.text())
+    now = 1.5
+    bar(150, 200)
+    bar(200, 200)
+    assert.equal("\r[########  ]  75% of 0.0 MB\r[##########] 100% of 0.0 MB\n", out.text())
+    local quick = sink()
+    local quick_bar = progress.bar { terminal = true, out = quick, min_bytes = 0, delay = 1, clock = function() return 0 end }
+    quick_bar(0, 200)
+    quick_bar(200, 200)
+    assert.equal("", quick.text())
   end)
 
   it("draws nothing for small inputs or when stderr is not a terminal", function()
@@ -128,7 +148,7 @@ describe("examples/merge.lua and examples/diff.lua", function()
     assert.equal(2, status)
     assert.truthy(err:find("usage:", 1, true))
     _, err, status = run.script("examples/diff.lua", { dir .. "/a.out", "/nonexistent/b" })
-    assert.equal(1, status)
+    assert.equal(2, status)
     assert.truthy(err:find("/nonexistent/b: No such file or directory", 1, true))
     _, err, status = run.script("examples/merge.lua", { dir .. "/x.out" })
     assert.equal(2, status)
@@ -136,5 +156,92 @@ describe("examples/merge.lua and examples/diff.lua", function()
     _, err, status = run.script("examples/merge.lua", { "/nonexistent/dir/x.out", dir .. "/a.out", dir .. "/b.out" })
     assert.equal(1, status)
     assert.truthy(err:find("No such file or directory", 1, true))
+  end)
+
+  it("merge the per-thread files beside the empty base file valgrind leaves", function()
+    local empty = io.open(dir .. "/base.out", "wb")
+    empty:close()
+    local _, err, status = run.script("examples/merge.lua",
+      { dir .. "/m2.out", dir .. "/base.out", dir .. "/a.out", dir .. "/b.out" })
+    assert.equal(0, status, err)
+    assert.truthy(err:find("merge.lua: warning: " .. dir .. "/base.out:0: empty input\n", 1, true), err)
+    assert.equal(140, assert(callgrind.load(dir .. "/m2.out")):total("Ir"))
+  end)
+end)
+
+-- What no command-line program may print: a Lua traceback or a place inside the module.
+local function assert_clean(err)
+  assert.falsy(err:find("stack traceback", 1, true), err)
+  assert.falsy(err:find("%.lua:%d+:"), err)
+end
+
+describe("the examples on bad input", function()
+  local dir
+
+  setup(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir " .. dir))
+    local function write(name, text)
+      local f = assert(io.open(dir .. "/" .. name, "wb"))
+      f:write(text)
+      f:close()
+    end
+    write("empty.out", "")
+    write("binary.out", "\127ELF\2\1\1\0\0\0\0\0\0\0\0\0\3\0>\0\1\0\0\0")
+    write("text.out", "Dear reader,\nthis is not a profile.\n")
+    -- a cycle of 20 functions, f1 -> f2 -> ... -> f20 -> f1
+    local cycle = { "events: Ir", "fn=main", "1 1", "cfn=f1", "calls=1 1", "1 100" }
+    for i = 1, 20 do
+      cycle[#cycle + 1] = ("fn=f%d\n1 5\ncfn=f%d\ncalls=1 1\n1 1"):format(i, i % 20 + 1)
+    end
+    write("cycle.out", table.concat(cycle, "\n") .. "\n")
+    write("cache.out", "events: Ir Dr\nfl=a.c\nfn=main\n1 10 2\nfn=work\n2 5 1\nsummary: 15 3\n")
+  end)
+
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  for _, case in ipairs {
+    { "empty.out", "empty.out:0: empty input" },
+    { "binary.out", "binary.out:1: NUL byte in line" },
+    { "text.out", "text.out:1: unrecognized line starting with 'Dear'" },
+  } do
+    it("annotate.lua names the file and line of " .. case[1] .. ", with no traceback", function()
+      local _, err, status = run.script("examples/annotate.lua", { dir .. "/" .. case[1] })
+      assert.equal(2, status)
+      assert.equal("annotate.lua: " .. dir .. "/" .. case[2] .. "\n", err)
+      assert_clean(err)
+    end)
+  end
+
+  it("annotate.lua --strict=no on a file with no events fails rather than crashing later", function()
+    local _, err, status = run.script("examples/annotate.lua", { "--strict=no", dir .. "/text.out" })
+    assert.equal(2, status)
+    assert.truthy(err:find("annotate.lua: " .. dir .. "/text.out: no events: not a Callgrind or Cachegrind profile\n",
+      1, true), err)
+    assert_clean(err)
+  end)
+
+  it("annotate.lua and top.lua name an unknown event with the known ones", function()
+    local _, err, status = run.script("examples/annotate.lua", { "--show=Nope", SAMPLE })
+    assert.equal(2, status)
+    assert.equal("annotate.lua: unknown event 'Nope' (known: Ir, CEst)\n", err)
+    _, err, status = run.script("examples/top.lua", { SAMPLE, "Nope" })
+    assert.equal(2, status)
+    assert.equal("top.lua: unknown event 'Nope' (known: Ir, CEst)\n", err)
+  end)
+
+  it("top.lua shortens the member list of a long cycle", function()
+    local out, err, status = run.script("examples/top.lua", { dir .. "/cycle.out" })
+    assert.equal(0, status, err)
+    assert.truthy(out:find("\n<cycle 1> (20 functions: f1, f10, f11, f12, f13, f14, f15, f16, ...): inclusive 100\n",
+      1, true), out)
+  end)
+
+  it("top.lua shows no inclusive listing for a profile without calls", function()
+    local out, err, status = run.script("examples/top.lua", { dir .. "/cache.out" })
+    assert.equal(0, status, err)
+    assert.truthy(out:find("By self cost (Ir)", 1, true))
+    assert.falsy(out:find("By inclusive cost", 1, true), out)
   end)
 end)

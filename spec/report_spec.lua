@@ -183,6 +183,16 @@ describe("report.cycles", function()
     assert.truthy(text:find(":a (self)", 1, true))
     assert.equal("no cycles\n", report.cycles(extended))
   end)
+
+  it("shows derived events of a cycle and its members", function()
+    -- L1m = I1mr + D1mr: a 1 + 1 and b 0 + 1 of self costs, 3 for the cycle
+    local prof = parse("events: Ir I1mr D1mr\nfn=a\n1 10 1 1\ncfn=b\ncalls=1 1\n1 5 0 1\n" ..
+      "fn=b\n1 3 0 1\ncfn=a\ncalls=1 1\n1 4 1 1\n")
+    local text = report.cycles(prof, { show = { "L1m" } })
+    assert.truthy(text:find("\n3 %(100%.0%%%)  %*  <cycle 1> %(2 functions%)\n"), text)
+    assert.truthy(text:find("\n2 %(66%.67%%%)      %?%?%?:a %(self%)\n"), text)
+    assert.truthy(text:find("\n1 %(33%.33%%%)      %?%?%?:b %(self%)\n"), text)
+  end)
 end)
 
 ---------------------------------------------------------------------------------------------------

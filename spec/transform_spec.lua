@@ -205,10 +205,15 @@ totals: 7
     assert.equal(2, #part2:sections())
   end)
 
-  it("gives an empty profile when no section matches", function()
-    local p = assert(callgrind.parse(text, "t", { part = 9 }))
-    assert.equal(0, #p:sections())
-    assert.equal(0, p:stats().functions)
+  it("fails with the parts and threads there are when no section matches", function()
+    local p, err, kind = callgrind.parse(text, "t", { part = 9 })
+    assert.is_nil(p)
+    assert.equal("t: no section has part 9 (parts: 1, 2)", err)
+    assert.equal("usage", kind)
+    assert.equal("t: no section has thread 5 (threads: 1, 2)", select(2, callgrind.parse(text, "t", { thread = 5 })))
+    assert.equal("t: no section has part 1 and thread 3 (parts: 1, 2; threads: 1, 2)",
+      select(2, callgrind.parse(text, "t", { part = 1, thread = 3 })))
+    assert.equal("t: no section 9: the input has 3", select(2, callgrind.parse(text, "t", { section = 9 })))
   end)
 
   it("raises for bad section options", function()

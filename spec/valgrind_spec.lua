@@ -81,10 +81,11 @@ end
 -- One load, one raw reading and one CA run per file and mode, shared by all specs.
 local loaded, annotated = {}, {}
 
-local function load(path)
-  local entry = loaded[path]
+local function load(path, opts)
+  local key = path .. (opts and "\0no cycles" or "")
+  local entry = loaded[key]
   if not entry then
-    local prof, err = callgrind.load(path) -- strict by default
+    local prof, err = callgrind.load(path, opts) -- strict by default
     entry = { prof = prof, err = err, raw = vg.read_raw(path) }
     if prof then
       entry.functions = collect(prof:functions())
@@ -93,7 +94,7 @@ local function load(path)
         entry.by_key[function_key(fn)] = fn
       end
     end
-    loaded[path] = entry
+    loaded[key] = entry
   end
   assert(entry.prof, "load failed: " .. tostring(entry.err))
   return entry.prof, entry.raw, entry
@@ -169,8 +170,10 @@ end
 --    (CA keeps inlined code under "header:function" keys, so its row for
 --    the function misses what was inlined into it).
 -- For those, KCachegrind's inclusive cost (ours) is CA's number: the sum
--- of the incoming calls, or self plus outgoing calls.
-local function inclusive_exemptions(raw)
+-- of the incoming calls, or self plus outgoing calls. Loaded with
+-- cycles = false, the members of a cycle follow the same rule as any other
+-- function: `with_cycles` false keeps them in the comparison.
+local function inclusive_exemptions(raw, with_cycles)
   local in_cycle, self_calling = vg.raw_cycles(raw)
   local contributors = {}
   local function contribute(key, fn)
@@ -202,7 +205,7 @@ local function inclusive_exemptions(raw)
       end
     end
     local reason
-    if in_cycle[fn] then
+    if in_cycle[fn] and with_cycles ~= false then
       reason = "on a cycle"
     elseif self_calling[fn] then
       reason = "calls itself"
@@ -546,13 +549,14 @@ for _, config in ipairs(vg.configs()) do
       end
     end)
 
-    it("matches callgrind_annotate --inclusive=yes outside recursion", function()
+    -- cycles = false: every function that does not call itself, cycle members included
+    local function inclusive_against_ca(with_cycles)
       for _, path in ipairs(vg.profile(config.name)) do
         local name = basename(path)
-        local prof, raw, entry = load(path)
+        local prof, raw, entry = load(path, not with_cycles and { cycles = false } or nil)
         local ca = annotate(path, true)
         local events = prof:events()
-        local reasons = inclusive_exemptions(raw)
+        local reasons = inclusive_exemptions(raw, with_cycles)
         local mismatches = {}
         local compared = 0
         for _, raw_fn in ipairs(raw.function_list) do
@@ -573,6 +577,14 @@ for _, config in ipairs(vg.configs()) do
         assert_no_mismatch(mismatches, name)
         assert.is_true(compared > 0, name)
       end
+    end
+
+    it("matches callgrind_annotate --inclusive=yes outside recursion", function()
+      inclusive_against_ca(true)
+    end)
+
+    it("matches callgrind_annotate --inclusive=yes on cycles too when loaded with cycles = false", function()
+      inclusive_against_ca(false)
     end)
 
     local collects_jumps = false

@@ -14,6 +14,9 @@
 #include "callgrind.h"
 #include "luacompat.h"
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
 enum { ANCHOR_PROFILE = 1, ANCHOR_FUNCTIONS = 2 };
 
 /* Every C function of the module carries the metatables of the object kinds as its first
@@ -25,6 +28,7 @@ enum { UP_PROFILE = 1, UP_FUNCTION, UP_CALL, UP_LINE, UP_JUMP, UP_ITERATION, UP_
 
 typedef struct profile_box {
     cg_profile *p;
+    int busy; /* a writer is reading the model: it cannot be closed */
 } profile_box;
 
 typedef struct handle {
@@ -69,12 +73,15 @@ void push_addr(lua_State *L, const cg_profile *p, uint64_t addr);
 size_t check_event(lua_State *L, const cg_profile *p, int idx);
 /* Pushes the cost of event `ev` in a row; an error when a derived cost overflows. */
 int push_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev);
-/* A table { event name = cost } of a row, for summaries and totals. */
+/* A table { event name = cost } of a row, raw and derived events, for summaries and totals;
+ * an error when a derived cost overflows. */
 void push_cost_table(lua_State *L, const cg_profile *p, const cg_cost *row);
 
 /* ---- the functions and methods of each file, for module.c to register ---- */
 
 extern const luaL_Reg load_functions[];  /* load.c */
+extern const luaL_Reg flame_functions[]; /* flame.c */
+extern const luaL_Reg write_functions[]; /* writers.c */
 extern const luaL_Reg profile_methods[]; /* profile_methods.c */
 extern const luaL_Reg profile_meta[];    /* profile_methods.c */
 int profile_close(lua_State *L);
@@ -107,5 +114,7 @@ int function_exact(lua_State *L);
 int call_exact(lua_State *L);
 int line_exact(lua_State *L);
 int jump_exact(lua_State *L);
+
+#pragma GCC visibility pop
 
 #endif

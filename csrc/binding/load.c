@@ -42,7 +42,28 @@ static const char *error_kind(int code) {
     }
 }
 
-/* Reads the options table at `idx` (strict, progress, max_warnings). */
+/* opts.cycles, when given: false turns cycle detection off. Returns whether it was given. */
+static int read_cycles(lua_State *L, int idx, cg_options *opts) {
+    lua_getfield(L, idx, "cycles");
+    int given = !lua_isnil(L, -1);
+    if (given) {
+        luaL_argcheck(L, lua_type(L, -1) == LUA_TBOOLEAN, idx, "opts.cycles must be a boolean");
+        opts->no_cycles = !lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
+    return given;
+}
+
+/* The options of a new profile made from others (combine, select): NULL, to inherit the
+ * analysis of the sources, unless the table at `idx` says `cycles`. */
+static const cg_options *combine_options(lua_State *L, int idx, cg_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    if (lua_isnoneornil(L, idx)) return NULL;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    return read_cycles(L, idx, opts) ? opts : NULL;
+}
+
+/* Reads the options table at `idx` (strict, progress, max_warnings, sections, cycles). */
 static void read_options(lua_State *L, int idx, cg_options *opts, progress_ctx *ctx) {
     memset(opts, 0, sizeof *opts);
     ctx->L = L;
@@ -56,6 +77,7 @@ static void read_options(lua_State *L, int idx, cg_options *opts, progress_ctx *
         opts->tolerant = !lua_toboolean(L, -1);
     }
     lua_pop(L, 1);
+    read_cycles(L, idx, opts);
     lua_getfield(L, idx, "max_warnings");
     if (!lua_isnil(L, -1)) {
         luaL_argcheck(L, lua_type(L, -1) == LUA_TNUMBER && lua_tonumber(L, -1) >= 1, idx,
@@ -96,6 +118,7 @@ static void read_options(lua_State *L, int idx, cg_options *opts, progress_ctx *
 static profile_box *new_profile_box(lua_State *L) {
     profile_box *box = compat_newuserdata(L, sizeof *box);
     box->p = NULL;
+    box->busy = 0;
     lua_pushvalue(L, MT(UP_PROFILE));
     lua_setmetatable(L, -2);
     lua_createtable(L, 2, 0);
@@ -105,10 +128,44 @@ static profile_box *new_profile_box(lua_State *L) {
     return box;
 }
 
+/* Models live in malloc, where the collector cannot see them: it counts a profile as a small
+ * userdata and, left alone, collects dropped ones far too late (a loop over files piles them
+ * up). The bytes of every model made in a Lua state are therefore added up, and before the next
+ * load or combination, when they exceed what Lua's own heap holds, a full collection runs and
+ * the sum starts again: dropped profiles are freed before a new model is built, at a cost in
+ * proportion to Lua's heap paid at most once per heap-sized amount of models. The sum lives in
+ * the state's registry, under the address of this key. */
+static const char model_bytes_key = 'm';
+
+static size_t *model_bytes(lua_State *L) {
+    lua_pushlightuserdata(L, (void *)&model_bytes_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    size_t *sum = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (sum) return sum;
+    sum = compat_newuserdata(L, sizeof *sum);
+    *sum = 0;
+    lua_pushlightuserdata(L, (void *)&model_bytes_key);
+    lua_insert(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+    return sum;
+}
+
+/* Called first by every function that makes a model, while raising still leaks nothing (a
+ * finalizer may raise on Lua 5.1). */
+static void collect_dropped_models(lua_State *L) {
+    size_t *sum = model_bytes(L);
+    size_t heap = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024;
+    if (*sum <= heap) return;
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    *sum = 0;
+}
+
 static int load_result(lua_State *L, profile_box *box, cg_profile *p, const cg_error *err,
                        const progress_ctx *ctx) {
     if (p) {
         box->p = p;
+        *model_bytes(L) += cg_profile_bytes(p);
         return 1;
     }
     if (ctx->errored) return lua_error(L); /* the callback's own error, on top of the stack */
@@ -120,6 +177,7 @@ static int load_result(lua_State *L, profile_box *box, cg_profile *p, const cg_e
 
 /* load(path | {path, ...} [, opts]) */
 static int l_load(lua_State *L) {
+    collect_dropped_models(L);
     int many = lua_type(L, 1) == LUA_TTABLE;
     size_t n = 1;
     if (many) {
@@ -163,6 +221,7 @@ static int l_load(lua_State *L) {
 
 /* parse(text [, name [, opts]]) */
 static int l_parse(lua_State *L) {
+    collect_dropped_models(L);
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
     const char *name = luaL_optstring(L, 2, "(string)");
@@ -176,8 +235,12 @@ static int l_parse(lua_State *L) {
     return load_result(L, box, p, &err, &ctx);
 }
 
-/* combine({prof, ...} [, {weight, ...}]): the weighted sum of loaded profiles */
+/* combine({prof, ...} [, {weight, ...} [, opts]]): the weighted sum of loaded profiles */
 static int l_combine(lua_State *L) {
+    collect_dropped_models(L);
+    lua_settop(L, 3);
+    cg_options opts;
+    const cg_options *given = combine_options(L, 3, &opts);
     luaL_checktype(L, 1, LUA_TTABLE);
     size_t n = compat_rawlen(L, 1);
     luaL_argcheck(L, n > 0, 1, "empty list of profiles");
@@ -208,12 +271,16 @@ static int l_combine(lua_State *L) {
     profile_box *box = new_profile_box(L);
     cg_error err;
     progress_ctx ctx = {L, 0, 0};
-    cg_profile *p = cg_profile_combine(list, weights, n, &err);
+    cg_profile *p = cg_profile_combine(list, weights, n, given, &err);
     return load_result(L, box, p, &err, &ctx);
 }
 
-/* select(prof, keep [, dropped_name]): keep[fn.id] true keeps a function */
+/* select(prof, keep [, dropped_name [, opts]]): keep[fn.id] true keeps a function */
 static int l_select(lua_State *L) {
+    collect_dropped_models(L);
+    lua_settop(L, 4);
+    cg_options opts;
+    const cg_options *given = combine_options(L, 4, &opts);
     cg_profile *src = check_profile(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     const char *dropped = luaL_optstring(L, 3, NULL);
@@ -227,7 +294,7 @@ static int l_select(lua_State *L) {
     profile_box *box = new_profile_box(L);
     cg_error err;
     progress_ctx ctx = {L, 0, 0};
-    cg_profile *p = cg_profile_select(src, keep, dropped, &err);
+    cg_profile *p = cg_profile_select(src, keep, dropped, given, &err);
     return load_result(L, box, p, &err, &ctx);
 }
 

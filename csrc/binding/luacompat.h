@@ -7,6 +7,9 @@
 #include <lua.h>
 #include <stdint.h>
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
 #if LUA_VERSION_NUM >= 504
 #define compat_newuserdata(L, size) lua_newuserdatauv((L), (size), 1)
 #define compat_setuservalue(L, idx) lua_setiuservalue((L), (idx), 1)
@@ -84,5 +87,7 @@ static inline int64_t compat_toint64(lua_State *L, int idx) {
 #else
 #define COMPAT_HAS_CLOSE 0
 #endif
+
+#pragma GCC visibility pop
 
 #endif

@@ -110,9 +110,10 @@ int push_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev) 
 }
 
 void push_cost_table(lua_State *L, const cg_profile *p, const cg_cost *row) {
-    lua_newtable(L);
-    for (size_t i = 0; i < cg_raw_event_count(p); i++) {
-        compat_pushint64(L, row[i]);
+    size_t n = cg_event_count(p);
+    lua_createtable(L, 0, (int)n);
+    for (size_t i = 0; i < n; i++) {
+        push_cost(L, p, row, i);
         lua_setfield(L, -2, cg_event_name(p, i));
     }
 }

@@ -76,6 +76,13 @@ static int profile_event_info(lua_State *L) {
     return 1;
 }
 
+/* prof:has_event(name): whether the profile knows the event, raw or derived, without raising. */
+static int profile_has_event(lua_State *L) {
+    cg_profile *p = check_profile(L, 1);
+    lua_pushboolean(L, cg_event_index(p, luaL_checkstring(L, 2)) != CG_NONE);
+    return 1;
+}
+
 static int profile_total(lua_State *L) {
     cg_profile *p = check_profile(L, 1);
     return push_cost(L, p, cg_total_costs(p), check_event(L, p, 2));
@@ -166,6 +173,8 @@ static int profile_stats(lua_State *L) {
         lua_pushinteger(L, (lua_Integer)counts[i].value);
         lua_setfield(L, -2, counts[i].name);
     }
+    compat_pushuint64(L, cg_profile_bytes(p));
+    lua_setfield(L, -2, "bytes");
     return 1;
 }
 
@@ -314,19 +323,27 @@ static int profile_cycles(lua_State *L) {
 
 int profile_close(lua_State *L) {
     profile_box *box = check_box(L, 1);
+    if (box->busy) return luaL_error(L, "the profile is being written: close it afterwards");
     cg_profile_free(box->p);
     box->p = NULL;
     return 0;
 }
 
-const luaL_Reg profile_methods[] = {
-    {"events", profile_events},     {"event_info", profile_event_info},
-    {"total", profile_total},       {"functions", profile_functions},
-    {"find", profile_find},         {"stats", profile_stats},
-    {"warnings", profile_warnings}, {"sections", profile_sections},
-    {"cycles", profile_cycles},     {"positions", profile_positions},
-    {"exact", profile_exact},       {"line_costs", profile_line_costs},
-    {"close", profile_close},       {NULL, NULL}};
+const luaL_Reg profile_methods[] = {{"events", profile_events},
+                                    {"event_info", profile_event_info},
+                                    {"has_event", profile_has_event},
+                                    {"total", profile_total},
+                                    {"functions", profile_functions},
+                                    {"find", profile_find},
+                                    {"stats", profile_stats},
+                                    {"warnings", profile_warnings},
+                                    {"sections", profile_sections},
+                                    {"cycles", profile_cycles},
+                                    {"positions", profile_positions},
+                                    {"exact", profile_exact},
+                                    {"line_costs", profile_line_costs},
+                                    {"close", profile_close},
+                                    {NULL, NULL}};
 
 /* __close is set by module.c where the Lua version has it */
 const luaL_Reg profile_meta[] = {

@@ -715,4 +715,10 @@ function annotate.source(prof, opts)
   return table.concat(out, "\n")
 end
 
+--- A function's machine code with its costs (callgrind.asm.text): the instructions objdump
+--- disassembles from the profile's object, each with its costs, source line, calls and jumps.
+function annotate.asm(prof, fn, opts)
+  return require("callgrind.asm").text(prof, fn, opts)
+end
+
 return annotate

@@ -8,16 +8,16 @@
 -- over call sites) above another share, members of a cycle grouped in a cluster. Colours go from
 -- cold (blue) through green and yellow to hot (red). Built on the public userdata API only.
 local format = require "callgrind.format"
+local names = require "callgrind.names"
 
 local dot = {}
 
 local floor, max, min, sqrt = math.floor, math.max, math.min, math.sqrt
 local concat, sort = table.concat, table.sort
-local byte, char = string.byte, string.char
 
 local TIMES = "\195\151" -- U+00D7 MULTIPLICATION SIGN, as gprof2dot writes call counts
 local FONT = "Helvetica"
-local DEFAULT_WIDTH = 40
+local DEFAULT_WIDTH = 40 -- characters of a wrapped line (names.wrap's default)
 
 local KNOWN_OPTIONS = {
   event = true, node_threshold = true, edge_threshold = true, root = true, leaf = true,
@@ -25,50 +25,15 @@ local KNOWN_OPTIONS = {
 }
 
 ---------------------------------------------------------------------------------------------
--- Text: valid UTF-8 without control characters, DOT escapes, C++ name stripping, wrapping.
+-- Text: DOT escapes. Valid UTF-8, C++ name stripping and wrapping are callgrind.names'.
 
-local function is_cont(b)
-  return b and b >= 0x80 and b <= 0xBF
-end
+local clean = names.clean
 
---- Length in bytes of the valid UTF-8 sequence at `i`, or nil when the byte there starts none.
-local function sequence_length(s, i)
-  local b1, b2, b3, b4 = byte(s, i, i + 3)
-  if b1 < 0x80 then return 1 end
-  if b1 >= 0xC2 and b1 <= 0xDF then return is_cont(b2) and 2 or nil end
-  if b1 >= 0xE0 and b1 <= 0xEF then
-    if not (is_cont(b2) and is_cont(b3)) then return nil end
-    if b1 == 0xE0 and b2 < 0xA0 then return nil end -- overlong
-    if b1 == 0xED and b2 > 0x9F then return nil end -- surrogates
-    return 3
-  end
-  if b1 >= 0xF0 and b1 <= 0xF4 then
-    if not (is_cont(b2) and is_cont(b3) and is_cont(b4)) then return nil end
-    if b1 == 0xF0 and b2 < 0x90 then return nil end -- overlong
-    if b1 == 0xF4 and b2 > 0x8F then return nil end -- above U+10FFFF
-    return 4
-  end
-  return nil
-end
+--- A C++ name without argument lists, template arguments and trailing qualifiers (names.strip).
+dot.strip_name = names.strip
 
---- `s` with every control character and every byte that is not part of valid UTF-8 written as
---- the visible text \xNN, so that Graphviz reads the label as UTF-8 and shows every byte.
-local function clean(s)
-  if not s:find("[%z\1-\31\127-\255]") then return s end
-  local out, i, n = {}, 1, #s
-  while i <= n do
-    local b = byte(s, i)
-    local len = sequence_length(s, i)
-    if len and not (b < 0x20 or b == 0x7F) then
-      out[#out + 1] = s:sub(i, i + len - 1)
-      i = i + len
-    else
-      out[#out + 1] = string.format("\\x%02X", b)
-      i = i + 1
-    end
-  end
-  return concat(out)
-end
+--- A name cut into lines of about `width` characters (names.wrap).
+dot.wrap_name = names.wrap
 
 local ESCAPES = { ["\\"] = "\\\\", ['"'] = '\\"', ["&"] = "&amp;" }
 
@@ -81,136 +46,6 @@ end
 
 local function quote(s)
   return '"' .. escape(s) .. '"'
-end
-
---- Number of characters (not bytes) of a UTF-8 string.
-local function width_of(s)
-  local _, continuation = s:gsub("[\128-\191]", "")
-  return #s - continuation
-end
-
--- Operators and names whose brackets are not argument or template lists, kept by `strip`.
-local PROTECTED = {
-  "(anonymous namespace)", "operator()", "operator<=>", "operator<<=", "operator>>=",
-  "operator->*", "operator<<", "operator>>", "operator<=", "operator>=", "operator->",
-  "operator<", "operator>",
-}
-
-local function replace_plain(s, from, to)
-  local out, pos = {}, 1
-  while true do
-    local a, b = s:find(from, pos, true)
-    if not a then break end
-    out[#out + 1] = s:sub(pos, a - 1)
-    out[#out + 1] = to
-    pos = b + 1
-  end
-  out[#out + 1] = s:sub(pos)
-  return concat(out)
-end
-
---- A C++ name without its argument lists, template arguments and trailing qualifiers, like
---- gprof2dot --strip: "std::vector<int>::push_back(int const&) const" -> "std::vector::push_back".
--- Operator names and "(anonymous namespace)" survive; a name that would vanish is kept whole.
-function dot.strip_name(name)
-  local s = name
-  local marked = not s:find("[\1\2]")
-  if marked then
-    for i, token in ipairs(PROTECTED) do
-      s = replace_plain(s, token, "\1" .. char(64 + i) .. "\2")
-    end
-  end
-  s = s:gsub("%b()", "")
-  s = s:gsub("%s+const$", ""):gsub("%s+volatile$", ""):gsub("%s+const$", "")
-  local previous
-  repeat -- innermost first: "a<b<c>>" where ">>" is not a balanced pair for %b<>
-    previous = s
-    s = s:gsub("<[^<>]*>", "")
-  until s == previous
-  if marked then
-    s = s:gsub("\1(%u)\2", function(letter) return PROTECTED[byte(letter) - 64] end)
-  end
-  s = s:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", "")
-  if s == "" or s:find("^[%s:]*$") then return name end
-  return s
-end
-
--- Where a long name may break: after spaces, commas, "::" and template brackets, before "(".
-local function tokens_of(s)
-  local tokens, start, i, n = {}, 1, 1, #s
-  while i <= n do
-    local c = s:sub(i, i)
-    local cut -- the token ends after position `cut`
-    if c == " " or c == "," or c == "<" or c == ">" then
-      cut = i
-    elseif c == ":" and s:sub(i + 1, i + 1) == ":" then
-      cut = i + 1
-    elseif c == "(" and i > start then
-      cut = i - 1
-    end
-    if cut then
-      if cut >= start then tokens[#tokens + 1] = s:sub(start, cut) end
-      start = cut + 1
-      i = max(i, cut) + 1
-    else
-      i = i + 1
-    end
-  end
-  if start <= n then tokens[#tokens + 1] = s:sub(start) end
-  return tokens
-end
-
---- Splits a token wider than `width` characters into pieces of `width` (never inside a UTF-8
---- sequence).
-local function hard_split(token, width)
-  local pieces, current, count = {}, {}, 0
-  for ch in token:gmatch("[%z\1-\127\192-\255][\128-\191]*") do
-    if count == width then
-      pieces[#pieces + 1] = concat(current)
-      current, count = {}, 0
-    end
-    current[#current + 1] = ch
-    count = count + 1
-  end
-  if #current > 0 then pieces[#pieces + 1] = concat(current) end
-  return pieces
-end
-
-local function fill(tokens, width)
-  local lines, line = {}, ""
-  for _, token in ipairs(tokens) do
-    if line ~= "" and width_of(line .. token:gsub(" +$", "")) > width then
-      lines[#lines + 1] = line:gsub(" +$", "")
-      line = token:gsub("^ +", "")
-    else
-      line = line .. token
-    end
-  end
-  line = line:gsub(" +$", "")
-  if line ~= "" then lines[#lines + 1] = line end
-  return lines
-end
-
---- A name cut into lines of at most `width` characters (about), at the places a C++ name reads
---- best, with lines of even length rather than a full line and a short rest.
-function dot.wrap_name(name, width)
-  width = width or DEFAULT_WIDTH
-  if width_of(name) <= width then return { name } end
-  local tokens = {}
-  for _, token in ipairs(tokens_of(name)) do
-    if width_of(token) > width then
-      for _, piece in ipairs(hard_split(token, width)) do tokens[#tokens + 1] = piece end
-    else
-      tokens[#tokens + 1] = token
-    end
-  end
-  local best = fill(tokens, width)
-  local count = #best
-  for target = math.ceil(width_of(name) / count), width - 1 do
-    local lines = fill(tokens, target)
-    if #lines <= count then return lines end
-  end
-  return best
 end
 
 ---------------------------------------------------------------------------------------------
@@ -513,7 +348,9 @@ function dot.graph(prof, opts)
         end
       end
       for _, edge in ipairs(order) do
-        if fraction(edge.cost) * 100 >= edge_threshold then edges[#edges + 1] = edge end
+        -- a recursive call's cost is nested in its caller's: a share of it would overlap
+        edge.recursive = edge.caller == edge.callee or (fn.cycle ~= nil and edge.callee.cycle == fn.cycle)
+        if edge.recursive or fraction(edge.cost) * 100 >= edge_threshold then edges[#edges + 1] = edge end
       end
     end
   end
@@ -649,7 +486,19 @@ function dot.graph(prof, opts)
     add("  " .. quote("empty") .. " " .. attributes { "shape", "plaintext", "style", "solid", "label", why } .. ";")
   end
 
-  for _, edge in ipairs(edges) do
+  -- Recursive calls (a function calling itself, or calls within a cycle) nest: callgrind records
+  -- each one's inclusive cost, so their sum counts nested calls again and can pass the total.
+  -- They are drawn as thin dashed grey arrows with their call count only.
+  local function recursive_edge(edge)
+    local tooltip = escape(clean(edge.caller.name)) .. " -> " .. escape(clean(edge.callee.name)) .. "\\n"
+      .. format.thousands(edge.count) .. " recursive " .. (edge.count == 1 and "call" or "calls")
+      .. ": their cost is part of " .. (edge.caller == edge.callee and "the function's" or "the cycle's")
+    local attrs = { 'label="' .. format.thousands(edge.count) .. TIMES .. '"', 'tooltip="' .. tooltip .. '"',
+      'color="#808080"', 'fontcolor="#595959"', 'style="dashed"', 'penwidth="0.5"', 'arrowsize="0.5"' }
+    add(("  %s -> %s [%s];"):format(quote("fn" .. edge.caller.id), quote("fn" .. edge.callee.id), concat(attrs, ", ")))
+  end
+
+  local function weighted_edge(edge)
     local frac = fraction(edge.cost)
     local w = min(max(frac, 0), 1)
     local r, g, b = palette(shaped(frac))
@@ -667,6 +516,10 @@ function dot.graph(prof, opts)
     }
     if palette_name == "bw" then attrs[#attrs + 1] = 'fontsize="' .. number_text(8 + 16 * w) .. '"' end
     add(("  %s -> %s [%s];"):format(quote("fn" .. edge.caller.id), quote("fn" .. edge.callee.id), concat(attrs, ", ")))
+  end
+
+  for _, edge in ipairs(edges) do
+    if edge.recursive then recursive_edge(edge) else weighted_edge(edge) end
   end
 
   add("}")

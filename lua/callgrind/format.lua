@@ -3,9 +3,10 @@ local format = {}
 
 local floor = math.floor
 
---- An integer with thousands separators: 1234567 -> "1,234,567", -1000 -> "-1,000".
+--- An integer with thousands separators: 1234567 -> "1,234,567", -1000 -> "-1,000". `n` may
+--- also be a decimal string (as obj:exact gives), written exactly whatever its size.
 function format.thousands(n)
-  local s = string.format("%d", n)
+  local s = type(n) == "string" and n or string.format("%d", n)
   local sign, digits = s:match("^(-?)(%d+)$")
   local out = digits:reverse():gsub("(%d%d%d)", "%1,"):reverse()
   if out:sub(1, 1) == "," then out = out:sub(2) end

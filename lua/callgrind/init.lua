@@ -54,9 +54,12 @@ local lazy = {
   format = "callgrind.format",
   progress = "callgrind.progress",
   annotate = "callgrind.annotate",
+  asm = "callgrind.asm",
   writer = "callgrind.writer",
   transform = "callgrind.transform",
   webgrind = "callgrind.webgrind",
+  flame = "callgrind.flame",
+  names = "callgrind.names",
 }
 
 setmetatable(callgrind, {

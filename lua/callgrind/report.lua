@@ -302,13 +302,13 @@ function report.diff(base, new, opts)
     local by = {}
     for fn in prof:functions() do
       local key = fn.name .. "\0" .. fn.file .. "\0" .. fn.object
-      local has = pcall(function() return prof:event_info(ev) end)
+      local has = prof:has_event(ev)
       by[key] = has and { self = fn:self(ev), inclusive = fn:inclusive(ev) } or { self = 0, inclusive = 0 }
     end
     return by
   end
   local before, after = costs_by_key(base), costs_by_key(new)
-  local base_total = pcall(function() return base:event_info(ev) end) and base:total(ev) or 0
+  local base_total = base:has_event(ev) and base:total(ev) or 0
   local new_total = new:total(ev)
   local lines = { format.rule, "Profile difference: " .. ev, format.rule }
   lines[#lines + 1] = ("Total: %s -> %s (%s%s)"):format(format.thousands(base_total), format.thousands(new_total),

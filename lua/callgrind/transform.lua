@@ -13,19 +13,28 @@ local function check_profile(value, what)
   end
 end
 
+-- The analysis options of a new profile: only `cycles` (nil: as the sources were analysed).
+local function analysis_options(opts, what)
+  if opts == nil then return nil end
+  if type(opts) ~= "table" then error(what .. ": options must be a table", 3) end
+  if opts.cycles ~= nil and type(opts.cycles) ~= "boolean" then error(what .. ": cycles must be a boolean", 3) end
+  return { cycles = opts.cycles }
+end
+
 --- The sum of several profiles (threads of a run, several runs): a new profile.
-function transform.merge(profiles)
+-- opts.cycles: false for no cycle detection (default: as the profiles were loaded).
+function transform.merge(profiles, opts)
   if type(profiles) ~= "table" or #profiles == 0 then error("merge: a list of profiles expected", 2) end
   for i, p in ipairs(profiles) do check_profile(p, "merge: item " .. i) end
-  return core.combine(profiles)
+  return core.combine(profiles, nil, analysis_options(opts, "merge"))
 end
 
 --- `new` minus `base`: every cost is the new one minus the base one (negative when the new run
 --- spends less); functions of only one side are kept. Call counts are those of `new`.
-function transform.diff(base, new)
+function transform.diff(base, new, opts)
   check_profile(base, "diff: base")
   check_profile(new, "diff: new")
-  return core.combine({ new, base }, { 1, -1 })
+  return core.combine({ new, base }, { 1, -1 }, analysis_options(opts, "diff"))
 end
 
 --- A new profile with some functions only; the others are folded into one function named
@@ -34,7 +43,7 @@ end
 -- opts.keep: a filter (Lua patterns {name=, file=, object=}, or a predicate) of functions to
 -- keep; opts.drop: a filter of functions to drop; opts.threshold: drop functions whose cost is
 -- below that percentage of the total, by opts.event (default the first) and opts.by ("inclusive",
--- the default, or "self").
+-- the default, or "self"); opts.cycles as for merge.
 function transform.select(prof, opts)
   check_profile(prof, "select")
   opts = opts or {}
@@ -60,7 +69,7 @@ function transform.select(prof, opts)
     if kept and limit and math.abs(cost_of(fn)) < limit then kept = false end
     mask[fn.id] = kept
   end
-  return core.select(prof, mask, opts.dropped_name)
+  return core.select(prof, mask, opts.dropped_name, analysis_options(opts, "select"))
 end
 
 return transform

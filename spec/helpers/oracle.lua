@@ -40,7 +40,7 @@ end
 local function base(profile)
   local dir, file = profile:match("^([^/]+)/([^/]+)$")
   assert(dir, "expected 'subdir/file', got '" .. tostring(profile) .. "'")
-  return fixtures.shared(subdir .. dir .. "__" .. file)
+  return fixtures.testdata(subdir .. dir .. "__" .. file)
 end
 
 --- CA's exit status for a profile ("self" or "incl" run), or nil when it was not run.

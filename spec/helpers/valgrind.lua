@@ -147,6 +147,9 @@ local programs = {
   workload = { sources = { "workload.c" }, flags = "-g -O1" },
   -- the same without the client-request dump: one dump holding all threads
   threads_nodump = { sources = { "threads.c" }, flags = "-g -O1 -pthread -DTHREADS_NO_DUMP" },
+  -- a loop with branches and many calls of libc's string functions, for the machine-code view;
+  -- -DREBUILT changes count_words (asm.c)
+  asm = { sources = { "asm.c" }, flags = "-g -O1" },
   -- main program (two files) + libmulti.so, found through an rpath.
   multi = {
     sources = { "multi_main.c", "multi_util.c" },
@@ -167,6 +170,18 @@ local function compile(output, sources, flags, extra)
   if not execute(command) then
     error("build failed: " .. command .. "\n" .. (read_file(log) or ""), 0)
   end
+end
+
+--- Builds `name` again with `extra_flags` added, as `name` + "." + `tag` in the work
+--- directory (the program built by M.build stays as it is); returns its path.
+function M.build_variant(name, tag, extra_flags)
+  local program = programs[name]
+  if not program or program.library then
+    error("no variant of program '" .. tostring(name) .. "'", 2)
+  end
+  local binary = get_work_dir() .. "/" .. name .. "." .. tag
+  compile(binary, program.sources, program.flags .. " " .. extra_flags)
+  return binary
 end
 
 local built = {}
@@ -251,6 +266,12 @@ local configs = {
   {
     name = "callgrind_multi_object", program = "multi", args = { "--dump-instr=yes" },
     about = "program + shared library, same static name in three files, clamp() in two objects",
+    files = 1,
+  },
+  {
+    name = "callgrind_asm", program = "asm",
+    args = { "--dump-instr=yes", "--collect-jumps=yes" },
+    about = "instruction costs and jumps of a loop and of libc's strlen and strcat, for the machine code",
     files = 1,
   },
   {
