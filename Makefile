@@ -10,7 +10,7 @@ CC           ?= cc
 CFLAGS       ?= -O2 -g
 WARN         := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS     += -D_POSIX_C_SOURCE=200809L
-LDLIBS       := -lz
+LDLIBS       := -lz -pthread
 
 BUILD        := build/$(LUA_VERSION)
 CORE_SRCS    := $(wildcard csrc/*.c)
@@ -47,7 +47,7 @@ $(CORE_LIB): $(CORE_OBJS)
 
 $(BUILD)/obj/binding/%.o: csrc/binding/%.c $(wildcard csrc/*.h csrc/binding/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -Icsrc -I$(LUA_INCDIR) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -pthread -fPIC -Icsrc -I$(LUA_INCDIR) -c $< -o $@
 
 # The dynamic symbols a module defines besides luaopen_callgrind_core (sanitizers' own aside).
 EXPORTS_CHECK = leaked=$$(nm -D --defined-only $(1) | awk '{print $$3}' | \
@@ -211,15 +211,26 @@ FUZZ_CORPORA := $(TESTDATA)/valgrind $(TESTDATA)/thirdparty/gprof2dot $(TESTDATA
 MEMCHECK     := valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
                   --errors-for-leak-kinds=definite,indirect
 
-.PHONY: sanitize memcheck fuzz
+.PHONY: sanitize memcheck fuzz tsan
 
 sanitize: deps jit-module
-	$(MAKE) BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDLIBS="-lz -fsanitize=address,undefined" test-c
-	$(MAKE) BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDLIBS="-lz -fsanitize=address,undefined" \
+	$(MAKE) BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDLIBS="-lz -pthread -fsanitize=address,undefined" test-c
+	$(MAKE) BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDLIBS="-lz -pthread -fsanitize=address,undefined" \
 	    $(SAN_BUILD)/callgrind/core.so
 	CALLGRIND_SPEC_SANITIZED=1 LD_PRELOAD="$(SAN_PRELOAD)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	    LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;;" LUA_CPATH="$(SAN_BUILD)/?.so;;" \
 	    $(BUSTED) --output=utfTerminal spec
+
+# ThreadSanitizer on the module's only threads, those of load_async: the module built with
+# -fsanitize=thread and the background-load specs run against it (halt on the first report).
+TSAN_BUILD   := build/tsan
+tsan: deps
+	$(MAKE) BUILD=$(TSAN_BUILD) CFLAGS="-O1 -g -fsanitize=thread" LDLIBS="-lz -pthread -fsanitize=thread" \
+	    $(TSAN_BUILD)/callgrind/core.so
+	CALLGRIND_SPEC_TSAN=1 TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+	    LD_PRELOAD="$(shell $(CC) -print-file-name=libtsan.so)" \
+	    LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;;" LUA_CPATH="$(TSAN_BUILD)/?.so;;" \
+	    $(BUSTED) --output=utfTerminal spec/async_spec.lua
 
 memcheck: deps jit-module $(C_TESTS) $(MODULE)
 	@for t in $(C_TESTS); do echo "== memcheck $$t"; $(MEMCHECK) $$t || exit 1; done

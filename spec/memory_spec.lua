@@ -4,26 +4,7 @@
 -- the spec run counts.
 local fixtures = require "helpers.fixtures"
 local run = require "helpers.run"
-
--- A profile of `functions` functions with `lines` line records each and a call each: a model
--- of some megabytes, far above the interpreter's own heap.
-local function profile_text(functions, lines)
-  local out = { "events: Ir Dr", "" }
-  for f = 1, functions do
-    out[#out + 1] = ("fl=(%d) file%d.c"):format(f % 97 + 1, f % 97)
-    out[#out + 1] = ("fn=(%d) function_%d"):format(f, f)
-    for l = 1, lines do
-      out[#out + 1] = ("%d %d %d"):format(l * 3, f + l, l)
-    end
-    if f > 1 then
-      out[#out + 1] = ("cfn=(%d)"):format(f - 1)
-      out[#out + 1] = "calls=1 1"
-      out[#out + 1] = ("%d 10 1"):format(lines * 3 + 1)
-    end
-    out[#out + 1] = ""
-  end
-  return table.concat(out, "\n")
-end
+local generated = require "helpers.generated"
 
 -- Loads (or merges) `times` times, dropping each profile (or closing it), and prints the peak.
 local LOOP = [[
@@ -57,7 +38,7 @@ describe("memory the garbage collector sees", function()
   local path, script = dir .. ".callgrind", dir .. ".lua"
 
   setup(function()
-    fixtures.write(path, profile_text(20000, 40))
+    fixtures.write(path, generated.profile_text(20000, 40))
     fixtures.write(script, LOOP)
   end)
 

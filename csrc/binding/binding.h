@@ -77,9 +77,31 @@ int push_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev);
  * an error when a derived cost overflows. */
 void push_cost_table(lua_State *L, const cg_profile *p, const cg_cost *row);
 
+/* ---- load.c: what the synchronous and the background loads share ---- */
+
+typedef struct progress_ctx {
+    lua_State *L;
+    int fn;      /* stack index of the Lua callback */
+    int errored; /* the callback raised: its error is on top of the stack */
+} progress_ctx;
+
+/* Reads a load's options table at `idx` (strict, progress, max_warnings, sections, cycles). */
+void read_load_options(lua_State *L, int idx, cg_options *opts, progress_ctx *ctx);
+/* Runs a full collection first when the models made since the last one outweigh Lua's heap. */
+void collect_dropped_models(lua_State *L);
+/* Pushes an empty profile box (no model yet) with its anchor table. */
+profile_box *new_profile_box(lua_State *L);
+/* Hands a model to a box, and so to the garbage collector, counting its bytes. */
+void adopt_model(lua_State *L, profile_box *box, cg_profile *p);
+/* The kind of an error code, as load returns it third ("format", "io", ...). */
+const char *error_kind(int code);
+
 /* ---- the functions and methods of each file, for module.c to register ---- */
 
 extern const luaL_Reg load_functions[];  /* load.c */
+extern const luaL_Reg async_functions[]; /* async.c */
+/* Creates the metatable of background loads (async.c). */
+void register_async(lua_State *L);
 extern const luaL_Reg flame_functions[]; /* flame.c */
 extern const luaL_Reg write_functions[]; /* writers.c */
 extern const luaL_Reg profile_methods[]; /* profile_methods.c */

@@ -4,12 +4,6 @@
 
 #include "binding.h"
 
-typedef struct progress_ctx {
-    lua_State *L;
-    int fn;      /* stack index of the Lua callback */
-    int errored; /* the callback raised: its error is on top of the stack */
-} progress_ctx;
-
 static int call_progress(void *ud, uint64_t done, uint64_t total) {
     progress_ctx *ctx = ud;
     lua_State *L = ctx->L;
@@ -25,7 +19,7 @@ static int call_progress(void *ud, uint64_t done, uint64_t total) {
     return stop;
 }
 
-static const char *error_kind(int code) {
+const char *error_kind(int code) {
     switch (code) {
     case CG_ERR_FORMAT:
         return "format";
@@ -64,7 +58,7 @@ static const cg_options *combine_options(lua_State *L, int idx, cg_options *opts
 }
 
 /* Reads the options table at `idx` (strict, progress, max_warnings, sections, cycles). */
-static void read_options(lua_State *L, int idx, cg_options *opts, progress_ctx *ctx) {
+void read_load_options(lua_State *L, int idx, cg_options *opts, progress_ctx *ctx) {
     memset(opts, 0, sizeof *opts);
     ctx->L = L;
     ctx->fn = 0;
@@ -115,7 +109,7 @@ static void read_options(lua_State *L, int idx, cg_options *opts, progress_ctx *
 
 /* Creates the profile userdata (empty box, anchor table) before loading, so a model handed
  * over by the loader is owned by the garbage collector at once. */
-static profile_box *new_profile_box(lua_State *L) {
+profile_box *new_profile_box(lua_State *L) {
     profile_box *box = compat_newuserdata(L, sizeof *box);
     box->p = NULL;
     box->busy = 0;
@@ -151,9 +145,14 @@ static size_t *model_bytes(lua_State *L) {
     return sum;
 }
 
+void adopt_model(lua_State *L, profile_box *box, cg_profile *p) {
+    box->p = p;
+    *model_bytes(L) += cg_profile_bytes(p);
+}
+
 /* Called first by every function that makes a model, while raising still leaks nothing (a
  * finalizer may raise on Lua 5.1). */
-static void collect_dropped_models(lua_State *L) {
+void collect_dropped_models(lua_State *L) {
     size_t *sum = model_bytes(L);
     size_t heap = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024;
     if (*sum <= heap) return;
@@ -164,8 +163,7 @@ static void collect_dropped_models(lua_State *L) {
 static int load_result(lua_State *L, profile_box *box, cg_profile *p, const cg_error *err,
                        const progress_ctx *ctx) {
     if (p) {
-        box->p = p;
-        *model_bytes(L) += cg_profile_bytes(p);
+        adopt_model(L, box, p);
         return 1;
     }
     if (ctx->errored) return lua_error(L); /* the callback's own error, on top of the stack */
@@ -193,7 +191,7 @@ static int l_load(lua_State *L) {
     }
     cg_options opts;
     progress_ctx ctx;
-    read_options(L, 2, &opts, &ctx);
+    read_load_options(L, 2, &opts, &ctx);
     profile_box *box = new_profile_box(L);
     luaL_checkstack(L, 4, "load");
     /* from here to cg_loader_finish nothing may raise: the loader is not collectable */
@@ -227,7 +225,7 @@ static int l_parse(lua_State *L) {
     const char *name = luaL_optstring(L, 2, "(string)");
     cg_options opts;
     progress_ctx ctx;
-    read_options(L, 3, &opts, &ctx);
+    read_load_options(L, 3, &opts, &ctx);
     profile_box *box = new_profile_box(L);
     luaL_checkstack(L, 4, "parse");
     cg_error err;

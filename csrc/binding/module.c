@@ -70,6 +70,8 @@ CG_EXPORT int luaopen_callgrind_core(lua_State *L) {
     protect(L, UP_ITERATION);
     lua_newtable(L); /* MODULE */
     set_functions(L, MODULE, load_functions);
+    set_functions(L, MODULE, async_functions);
+    register_async(L);
     set_functions(L, MODULE, flame_functions);
     set_functions(L, MODULE, write_functions);
     lua_pushliteral(L, CG_VERSION);

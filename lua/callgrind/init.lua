@@ -33,6 +33,14 @@ function callgrind.load(path, opts)
   return core.load(path, opts)
 end
 
+--- Starts loading in a native thread and returns a handle at once (or nil, message, kind).
+-- handle:poll() returns "loading", done_bytes, total_bytes while the load runs, then what load
+-- returns; handle:wait() blocks until the end; handle:cancel() stops it and frees what it built.
+-- Same options as load, but for progress: poll the handle instead.
+function callgrind.load_async(path, opts)
+  return core.load_async(path, opts)
+end
+
 --- Parses a profile held in a string; `name` is used in messages.
 function callgrind.parse(text, name, opts)
   return core.parse(text, name, opts)

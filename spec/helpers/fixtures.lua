@@ -42,22 +42,26 @@ end
 
 -- The profiles written by other tools, kept in the repository (spec/data/testdata/README.md),
 -- as an absolute path so that tools run from other directories find them too.
+-- Found on first use, so that specs which need none start no shell (under ThreadSanitizer a
+-- child shell cannot run).
 local testdata
-do
+local function testdata_path()
+  if testdata then return testdata end
   local pipe = assert(io.popen("cd spec/data/testdata && pwd"))
   testdata = pipe:read("*l")
   pipe:close()
   assert(testdata, "spec/data/testdata not found: run the specs from the repository's top directory")
+  return testdata
 end
 
 --- Path of a test profile written by another tool, e.g.
 --- fixtures.testdata("thirdparty/pprof/pprof.cpu.callgrind").
 function fixtures.testdata(name)
-  return testdata .. "/" .. name
+  return testdata_path() .. "/" .. name
 end
 
 function fixtures.testdata_dir()
-  return testdata
+  return testdata_path()
 end
 
 --- Every profile under a test data directory (sorted), via `find`: the notes, the licence texts
