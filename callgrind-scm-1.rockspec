@@ -88,6 +88,7 @@ build = {
       ["callgrind.nvim.config"] = "lua/callgrind/nvim/config.lua",
       ["callgrind.nvim.functions"] = "lua/callgrind/nvim/functions.lua",
       ["callgrind.nvim.lists"] = "lua/callgrind/nvim/lists.lua",
+      ["callgrind.nvim.loading"] = "lua/callgrind/nvim/loading.lua",
       ["callgrind.nvim.marks"] = "lua/callgrind/nvim/marks.lua",
       ["callgrind.nvim.resolve"] = "lua/callgrind/nvim/resolve.lua",
       ["callgrind.nvim.state"] = "lua/callgrind/nvim/state.lua",

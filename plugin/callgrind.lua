@@ -28,4 +28,5 @@ command("CallgrindFormat", run("format"), {
 command("CallgrindTop", run("top"), { nargs = "?", desc = "Quickfix list of the hottest functions" })
 command("CallgrindCallers", run("callers"), { nargs = 0, desc = "Quickfix list of the callers of the function here" })
 command("CallgrindCallees", run("callees"), { nargs = 0, desc = "Quickfix list of the callees of the function here" })
+command("CallgrindCancel", run("cancel"), { nargs = 0, desc = "Stop the load running in the background" })
 command("CallgrindClear", run("clear"), { nargs = 0, desc = "Remove the costs and forget the profile" })

@@ -40,6 +40,7 @@ h.run(function(out)
   local main = h.edit(T .. "/prof/main.c")
   out.commands_before_load = vim.fn.exists(":CallgrindTop") == 2
   vim.cmd("CallgrindLoad " .. T .. "/prof/hand.out")
+  plugin.wait()
   local util = h.edit(T .. "/link/util.c")
   local deep = h.edit(T .. "/tree/lib/deep.c")
   local fast = h.edit(T .. "/include/inc/fast.h")
@@ -116,6 +117,7 @@ h.run(function(out)
 
   -- a profile that fails to load leaves the loaded one
   vim.cmd("CallgrindLoad " .. T .. "/prof/broken.out")
+  plugin.wait()
   out.load_error = h.notes_with("broken.out:4: bad cost 'x'")
   out.path_after_error = plugin.state().path
   out.util_after_error = h.marks(util)
@@ -148,6 +150,7 @@ h.run(function(out)
   -- :CallgrindLoad without an argument reads the same file again
   assert(os.rename(T .. "/prof/hand3.next", T .. "/prof/hand.out"))
   vim.cmd("CallgrindLoad")
+  plugin.wait()
   out.explicit_reload = { generation = plugin.state().generation - generation, marks = h.marks(util) }
 
   vim.cmd("CallgrindClear")
@@ -164,6 +167,7 @@ h.run(function(out)
   -- the quickfix window opens when asked to
   plugin.setup { open_quickfix = true }
   vim.cmd("CallgrindLoad " .. T .. "/prof/hand.out")
+  plugin.wait()
   vim.cmd("CallgrindTop 1")
   out.window_after_top = vim.bo.buftype
 

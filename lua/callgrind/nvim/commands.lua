@@ -69,6 +69,10 @@ function commands.callees()
   plugin().callees()
 end
 
+function commands.cancel()
+  plugin().cancel()
+end
+
 function commands.clear()
   plugin().clear()
 end

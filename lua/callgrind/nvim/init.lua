@@ -17,12 +17,12 @@ local config = require "callgrind.nvim.config"
 local format = require "callgrind.format"
 local functions = require "callgrind.nvim.functions"
 local lists = require "callgrind.nvim.lists"
+local loading = require "callgrind.nvim.loading"
 local marks = require "callgrind.nvim.marks"
 local resolve = require "callgrind.nvim.resolve"
 local state = require "callgrind.nvim.state"
 local watcher = require "callgrind.nvim.watcher"
 
-local uv = vim.uv or vim.loop
 local api = vim.api
 
 local M = {}
@@ -40,23 +40,6 @@ end
 ---------------------------------------------------------------------------
 -- Loading
 ---------------------------------------------------------------------------
-
--- A progress callback echoing "callgrind: loading NAME 45%" for big files, or nil.
-local function progress_for(path)
-  local stat = uv.fs_stat(path)
-  if not stat or stat.size < state.options.progress_size then
-    return nil
-  end
-  local name, shown = vim.fn.fnamemodify(path, ":t"), -1
-  return function(done, total)
-    local percent = total > 0 and math.floor(100 * done / total) or 0
-    if percent ~= shown then
-      shown = percent
-      api.nvim_echo({ { ("callgrind: loading %s %d%%"):format(name, percent) } }, false, {})
-      vim.cmd("redraw")
-    end
-  end
-end
 
 -- The event to show in a freshly loaded profile: the one shown before if it has it, then
 -- the configured one, then its first.
@@ -106,8 +89,40 @@ local function replace_profile(prof, path, event)
   state.generation = state.generation + 1
 end
 
---- Loads a profile (default: the loaded one, again) and draws every buffer. On failure the
---- error is notified, the previous profile stays, and the result is nil, message.
+-- Makes a finished load the shown profile; returns true, or nil, message (notified).
+local function loaded(path, prof, err)
+  if not prof then
+    notify(err, vim.log.levels.ERROR)
+    state.last_load = { nil, err }
+    return nil, err
+  end
+  local event = choose_event(prof, state.current and state.current.event)
+  if not event then
+    prof:close()
+    local message = path .. ": the profile has no events"
+    notify(message, vim.log.levels.ERROR)
+    state.last_load = { nil, message }
+    return nil, message
+  end
+
+  local again = state.current ~= nil and state.current.path == path
+  replace_profile(prof, path, event)
+  marks.define()
+  buffers.watch_buffers()
+  if not state.current.watcher then
+    start_watching()
+  end
+  buffers.draw_all()
+  notify(("%s %s: %s %s"):format(again and "reloaded" or "loaded", vim.fn.fnamemodify(path, ":~:."), event,
+    format.thousands(format.integer(prof:total(event)))))
+  state.last_load = { true }
+  return true
+end
+
+--- Starts loading a profile (default: the loaded one, again) in the background and returns
+--- true; the editor goes on meanwhile. When the load ends every buffer is drawn with it; on
+--- failure the error is notified and the previous profile stays. A load that cannot start
+--- returns nil, message. M.wait() blocks until the load ends.
 function M.load(path)
   if path == nil then
     if not state.current then
@@ -125,38 +140,48 @@ function M.load(path)
     notify(message, vim.log.levels.ERROR)
     return nil, message
   end
-  local progress = progress_for(path)
-  local prof, err = callgrind.load(path, { progress = progress })
-  if progress then
-    api.nvim_echo({ { "" } }, false, {})
-  end
-  if not prof then
+  local started, err = loading.start(callgrind, path, function(prof, message)
+    return loaded(path, prof, message)
+  end)
+  if not started then
     notify(err, vim.log.levels.ERROR)
     return nil, err
   end
-  local event = choose_event(prof, state.current and state.current.event)
-  if not event then
-    prof:close()
-    local message = path .. ": the profile has no events"
-    notify(message, vim.log.levels.ERROR)
+  return true
+end
+
+--- Blocks until the running load (if any) ends; returns how the last load ended: true, or
+--- nil, message.
+function M.wait()
+  loading.wait()
+  local last = state.last_load
+  if not last then
+    return nil, "no profile was loaded"
+  end
+  return last[1], last[2]
+end
+
+--- Stops the running load; the profile shown before stays. Returns true, or nil, message
+--- (notified) when no load runs.
+function M.cancel()
+  local path = loading.cancel()
+  if not path then
+    local message = "no load is running"
+    notify(message, vim.log.levels.WARN)
     return nil, message
   end
-
-  local again = state.current ~= nil and state.current.path == path
-  replace_profile(prof, path, event)
-  marks.define()
-  buffers.watch_buffers()
-  if not state.current.watcher then
-    start_watching()
-  end
-  buffers.draw_all()
-  notify(("%s %s: %s %s"):format(again and "reloaded" or "loaded", vim.fn.fnamemodify(path, ":~:."), event,
-    format.thousands(format.integer(prof:total(event)))))
+  notify("cancelled the load of " .. vim.fn.fnamemodify(path, ":~:."))
   return true
+end
+
+--- "callgrind: loading NAME 45%" while a load runs, else "": for a statusline.
+function M.status()
+  return loading.status()
 end
 
 --- Removes every mark and sign, the autocommands and the watcher, and closes the profile.
 function M.clear()
+  loading.cancel()
   buffers.clear_all()
   buffers.unwatch_buffers()
   local current = state.current
@@ -332,7 +357,8 @@ function M.setup(opts)
 end
 
 --- A copy of the plugin's state: loaded, path, event, format, display, generation (successful
---- loads so far) and buffers (those the profile has costs for).
+--- loads so far), buffers (those the profile has costs for) and loading (the path being read
+--- in the background, or nil).
 function M.state()
   local current, annotated = state.current, {}
   if current then
@@ -351,6 +377,7 @@ function M.state()
     display = state.options.display,
     generation = state.generation,
     buffers = annotated,
+    loading = state.loading and state.loading.path,
   }
 end
 

@@ -12,4 +12,8 @@ return {
   -- The loaded profile, or nil: { prof =, path =, event =, costs = { [event] = buffers.costs_of },
   -- resolver =, spans =, watcher =, drawn = { [buf] = revision }, annotated = { [buf] = true } }
   current = nil,
+  -- The load running in the background, or nil (callgrind.nvim.loading).
+  loading = nil,
+  -- How the last load ended: { true } or { nil, message }.
+  last_load = nil,
 }
