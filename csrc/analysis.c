@@ -370,7 +370,9 @@ int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolera
         group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, callee),
                  &p->caller_begin, &p->caller_index) ||
         group_by(p->nfns, p->njumps, p->jumps, sizeof *p->jumps, offsetof(jump_rec, fn),
-                 &p->jump_begin, &p->jump_index))
+                 &p->jump_begin, &p->jump_index) ||
+        group_by(p->nfns, p->njumps, p->jumps, sizeof *p->jumps, offsetof(jump_rec, to_fn),
+                 &p->jump_in_begin, &p->jump_in_index))
         return nomem(&a);
     if (totals_and_counts(&a) || (p->no_cycles ? no_cycles(&a) : find_cycles(&a)) ||
         inclusive_costs(&a) || finish_lines_and_names(&a, scratch))

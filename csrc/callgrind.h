@@ -155,6 +155,10 @@ size_t cg_function_caller(const cg_profile *p, size_t fn, size_t i);
 size_t cg_function_line_count(const cg_profile *p, size_t fn);
 size_t cg_function_jump_count(const cg_profile *p, size_t fn);
 size_t cg_function_jump(const cg_profile *p, size_t fn, size_t i);
+/* The jumps whose target is in the function (jfn= naming it, or its own jumps without jfn=),
+ * from the function itself and from others, in file order. */
+size_t cg_function_jump_in_count(const cg_profile *p, size_t fn);
+size_t cg_function_jump_in(const cg_profile *p, size_t fn, size_t i);
 
 /* First function with this name (and file/object when not NULL), or CG_NONE; `after` lets a
  * caller walk all matches: pass CG_NONE first, then the previous result. */

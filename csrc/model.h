@@ -107,6 +107,7 @@ struct cg_profile {
     uint32_t *callee_begin, *callee_index;
     uint32_t *caller_begin, *caller_index;
     uint32_t *jump_begin, *jump_index;
+    uint32_t *jump_in_begin, *jump_in_index; /* jumps by target function (jfn=) */
     uint32_t *cycle_begin, *cycle_members;
     size_t ncycles;
     uint32_t *cycle_names; /* string ids */

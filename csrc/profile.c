@@ -24,7 +24,8 @@ void cg_profile_free(cg_profile *p) {
                       p->jumps,         p->sections,     p->headers,      p->section_events,
                       p->total,         p->callee_begin, p->callee_index, p->caller_begin,
                       p->caller_index,  p->jump_begin,   p->jump_index,   p->cycle_begin,
-                      p->cycle_members, p->cycle_names,  p->name_order};
+                      p->cycle_members, p->cycle_names,  p->name_order,   p->jump_in_begin,
+                      p->jump_in_index};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
     cost_array *costs[] = {&p->call_costs,     &p->section_costs, &p->section_summary,
                            &p->section_totals, &p->fn_self,       &p->fn_incl,
@@ -52,7 +53,7 @@ size_t cg_profile_bytes(const cg_profile *p) {
     for (size_t i = 0; i < sizeof costs / sizeof *costs; i++)
         n += costs[i]->cap * p->nraw * sizeof(cg_cost);
     /* the call graph indexes: begin offsets per function, one entry per call or jump */
-    n += (3 * (p->nfns + 2) + 2 * p->ncalls + p->njumps + 2 * p->nfns) * sizeof(uint32_t);
+    n += (4 * (p->nfns + 2) + 2 * p->ncalls + 2 * p->njumps + 2 * p->nfns) * sizeof(uint32_t);
     for (size_t f = 0; f < p->nfns; f++) n += line_store_bytes(&p->line_stores[f]);
     n += p->strings.mem.allocated + p->strings.cap * sizeof *p->strings.entries +
          (p->strings.index.mask ? (p->strings.index.mask + 1) * sizeof(uint64_t) : 0);
@@ -130,6 +131,7 @@ size_t cg_function_line_count(const cg_profile *p, size_t fn) {
     return p->line_stores[fn].count;
 }
 RANGE_ACCESSORS(jump, jump_begin, jump_index)
+RANGE_ACCESSORS(jump_in, jump_in_begin, jump_in_index)
 
 size_t cg_find_function(const cg_profile *p, const char *name, const char *file, const char *object,
                         size_t after) {

@@ -432,6 +432,28 @@ describe("callgrind.asm on valgrind profiles", function()
       message)
   end)
 
+  it("shows a jump from another function on the instruction it reaches", function()
+    local fn = prof:find("count_words")
+    local rows = assert(asm.instructions(prof, fn))
+    local main = nm_symbol(binary, "main")
+    -- as another writer would put a tail call: main jumps (jfn=) to count_words' first instruction
+    local lines = { "positions: instr line", "events: Ir", "ob=" .. binary, "fl=" .. fn.file, "fn=main",
+      string.format("0x%x 30 5", main), "jfn=count_words", string.format("jump=5 0x%x 9", rows[1].addr),
+      string.format("0x%x 30", main), "fn=count_words" }
+    for line in fn:lines() do
+      lines[#lines + 1] = string.format("0x%x %d %d", line.addr, line.line, line:cost("Ir"))
+    end
+    local jumped = assert(callgrind.parse(table.concat(lines, "\n") .. "\n", "tail.callgrind"))
+    local jumped_rows = assert(asm.instructions(jumped, "count_words"))
+    local into = jumped_rows[1].jumps_in
+    assert.equal(1, #into)
+    assert.equal("main", into[1].from_function.name)
+    assert.equal(main, into[1].from)
+    assert.equal(5, into[1].executed)
+    local _, under = printed(asm.text(jumped, "count_words"), jumped_rows[1])
+    assert.truthy(contains(under, "jump <- main at " .. hex(main) .. ": 5x"))
+  end)
+
   it("refuses a jump whose target is not where the instruction goes", function()
     local fn = prof:find("count_words")
     local rows = assert(asm.instructions(prof, fn))

@@ -300,6 +300,24 @@ describe("jumps", function()
     assert.equal("f", jumps[2].to_function.name)
     assert.equal(0x14, jumps[2].to_addr)
   end)
+  it("lists the jumps that reach a function, from it and from others, with fn:jumps_in()", function()
+    local prof = parse("positions: instr line\nevents: Ir\nfl=a.c\nfn=f\n0x10 3 1\n" ..
+      "jfn=g\njump=7 0x40 20\n* *\njcnd=3/5 +2 *\n* *\n" ..
+      "fn=g\n0x40 20 9\njfn=f\njump=2 0x10 3\n* *\n" ..
+      "fn=h\n0x80 30 1\njfn=g\njcnd=1/4 0x44 21\n* *\n")
+    local function reaching(name)
+      local list = {}
+      for jump in prof:find(name):jumps_in() do
+        list[#list + 1] = ("%s %x->%x %d/%d"):format(jump["function"].name, jump.from_addr, jump.to_addr,
+          jump.taken, jump.executed)
+      end
+      return list
+    end
+    -- f's own conditional jump to 0x12 and g's jump back; g from f (7 times) and from h
+    assert.same({ "f 10->12 3/5", "g 40->10 2/2" }, reaching("f"))
+    assert.same({ "f 10->40 7/7", "h 80->44 1/4" }, reaching("g"))
+    assert.same({}, reaching("h"))
+  end)
 end)
 
 describe("sections: parts, threads and repeated headers", function()

@@ -127,6 +127,7 @@ int function_callees(lua_State *L);
 int function_callers(lua_State *L);
 int function_lines(lua_State *L);
 int function_jumps(lua_State *L);
+int function_jumps_in(lua_State *L);
 /* __close of the loop state where the Lua version has it */
 int iteration_close(lua_State *L);
 

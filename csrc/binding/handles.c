@@ -204,11 +204,15 @@ int jump_tostring(lua_State *L) {
     return 1;
 }
 
-const luaL_Reg function_methods[] = {
-    {"self", function_self},       {"inclusive", function_inclusive},
-    {"callers", function_callers}, {"callees", function_callees},
-    {"lines", function_lines},     {"jumps", function_jumps},
-    {"exact", function_exact},     {NULL, NULL}};
+const luaL_Reg function_methods[] = {{"self", function_self},
+                                     {"inclusive", function_inclusive},
+                                     {"callers", function_callers},
+                                     {"callees", function_callees},
+                                     {"lines", function_lines},
+                                     {"jumps", function_jumps},
+                                     {"jumps_in", function_jumps_in},
+                                     {"exact", function_exact},
+                                     {NULL, NULL}};
 const luaL_Reg call_methods[] = {
     {"inclusive", call_inclusive}, {"exact", call_exact}, {NULL, NULL}};
 const luaL_Reg line_methods[] = {{"cost", line_cost}, {"exact", line_exact}, {NULL, NULL}};

@@ -1,5 +1,5 @@
 /* iterators.c - the generic-for over each kind of record: a profile's functions, a function's
- * callees, callers, line records and jumps.
+ * callees, callers, line records, jumps and jumps in.
  *
  * The state of a loop is an iteration userdata held by the iterator closure. Where the Lua
  * version has to-be-closed values (5.4), the factory also returns it as the loop's closing
@@ -9,7 +9,14 @@
 
 #include "binding.h"
 
-typedef enum { ITER_FUNCTIONS, ITER_CALLEES, ITER_CALLERS, ITER_JUMPS, ITER_LINES } iter_kind;
+typedef enum {
+    ITER_FUNCTIONS,
+    ITER_CALLEES,
+    ITER_CALLERS,
+    ITER_JUMPS,
+    ITER_JUMPS_IN,
+    ITER_LINES
+} iter_kind;
 
 typedef struct iteration {
     profile_box *box;
@@ -34,7 +41,8 @@ static int next_record(lua_State *L, iteration *it, const cg_profile *p) {
         int slot;
     } kinds[] = {[ITER_CALLEES] = {cg_function_callee_count, cg_function_callee, UP_CALL},
                  [ITER_CALLERS] = {cg_function_caller_count, cg_function_caller, UP_CALL},
-                 [ITER_JUMPS] = {cg_function_jump_count, cg_function_jump, UP_JUMP}};
+                 [ITER_JUMPS] = {cg_function_jump_count, cg_function_jump, UP_JUMP},
+                 [ITER_JUMPS_IN] = {cg_function_jump_in_count, cg_function_jump_in, UP_JUMP}};
     if (it->next >= kinds[it->kind].count(p, it->fn)) return 0;
     size_t index = kinds[it->kind].item(p, it->fn, it->next++);
     push_handle(L, MT(UP_OWNER), kinds[it->kind].slot, it->box, index);
@@ -131,4 +139,7 @@ int function_lines(lua_State *L) {
 }
 int function_jumps(lua_State *L) {
     return function_records(L, ITER_JUMPS);
+}
+int function_jumps_in(lua_State *L) {
+    return function_records(L, ITER_JUMPS_IN);
 }

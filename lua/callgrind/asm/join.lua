@@ -113,6 +113,17 @@ function join.rows(instructions, recs, offset, fn, events)
     local to = jump.to_function == fn and out.to and at[out.to]
     if to then rows[to].jumps_in[#rows[to].jumps_in + 1] = out end
   end
+  for _, jump in ipairs(recs.jumps_in) do
+    -- the source lies in another function: an address of this object only when it shares it
+    local other = jump.from_function
+    local to = at[jump.to - offset]
+    if to then
+      rows[to].jumps_in[#rows[to].jumps_in + 1] = {
+        from = other.object == fn.object and jump.from - offset or jump.from, from_function = other,
+        executed = jump.executed, taken = jump.taken, conditional = jump.conditional,
+      }
+    end
+  end
   return rows, other_lines
 end
 

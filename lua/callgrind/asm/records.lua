@@ -2,7 +2,7 @@
 -- address the profile writes: self costs and source line per instruction, its jumps, the calls
 -- made from each instruction, and the entry address its callers name.
 --
--- Walks fn:lines(), fn:jumps(), fn:callees() and fn:callers() of that one function: the
+-- Walks fn:lines(), fn:jumps(), fn:jumps_in(), fn:callees() and fn:callers() of that one function: the
 -- records of one function are the rows printed.
 local records = {}
 
@@ -34,13 +34,24 @@ local function instructions(fn, events)
   return by_addr, addrs, without_addr
 end
 
+local function jump_entry(jump)
+  return {
+    from = jump.from_addr, to = jump.to_addr, executed = jump.executed, taken = jump.taken,
+    conditional = jump.conditional, from_function = jump["function"], to_function = jump.to_function,
+  }
+end
+
 local function jumps_of(fn)
   local list = {}
-  for jump in fn:jumps() do
-    list[#list + 1] = {
-      from = jump.from_addr, to = jump.to_addr, executed = jump.executed, taken = jump.taken,
-      conditional = jump.conditional, to_function = jump.to_function,
-    }
+  for jump in fn:jumps() do list[#list + 1] = jump_entry(jump) end
+  return list
+end
+
+-- Jumps from other functions into this one (a tail call, a jump into a split-off part).
+local function jumps_from_others(fn)
+  local list = {}
+  for jump in fn:jumps_in() do
+    if jump["function"] ~= fn and jump.to_addr then list[#list + 1] = jump_entry(jump) end
   end
   return list
 end
@@ -99,7 +110,8 @@ end
 
 --- Everything the profile holds about the instructions of `fn`, for the events listed:
 --- { by_addr = { [addr] = {costs =, file =, line =} }, addrs = {addr, ... ascending},
----   jumps = { {from =, to =, executed =, taken =, conditional =, to_function =}, ... },
+---   jumps = { {from =, to =, executed =, taken =, conditional =, from_function =,
+---   to_function =}, ... }, jumps_in = {the same, for jumps from other functions into it},
 ---   calls = { [addr] = { {callee =, count =, inclusive =}, ... } },
 ---   positions = {every address a record names, ascending}, low =, high = (the first and last
 ---   of them), entries = {entry addresses from the callers, most used first} }.
@@ -123,7 +135,8 @@ function records.collect(fn, events)
   if #positions == 0 then return nil, 0 end
   table.sort(addrs)
   table.sort(positions)
-  return { by_addr = by_addr, addrs = addrs, jumps = jumps, calls = calls, positions = positions,
+  return { by_addr = by_addr, addrs = addrs, jumps = jumps, jumps_in = jumps_from_others(fn),
+    calls = calls, positions = positions,
     low = positions[1], high = positions[#positions], entries = entries_of(fn) }
 end
 

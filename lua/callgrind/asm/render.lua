@@ -32,7 +32,11 @@ local function jump_out_text(jump, fn)
 end
 
 local function jump_in_text(jump)
-  return (jump.conditional and "jcnd" or "jump") .. " <- " .. hex(jump.from) .. ": " .. jump_counts(jump)
+  local kind = jump.conditional and "jcnd" or "jump"
+  if jump.from_function then
+    return kind .. " <- " .. jump.from_function.name .. " at " .. hex(jump.from) .. ": " .. jump_counts(jump)
+  end
+  return kind .. " <- " .. hex(jump.from) .. ": " .. jump_counts(jump)
 end
 
 local function call_text(call)
