@@ -178,6 +178,45 @@ uint64_t cg_call_target_line(const cg_profile *p, size_t call); /* advisory: as 
 uint64_t cg_call_target_addr(const cg_profile *p, size_t call);
 const cg_cost *cg_call_inclusive(const cg_profile *p, size_t call);
 
+/* ---- Rows: callgrind_annotate's "file:function" listing ----------------------------------- */
+
+/* Every line record and call of the profile summed per row in one pass (see rows.c for what a
+ * row is), then sorted and cut by cg_rows_select, so that a report reads only what it shows. */
+typedef struct cg_rows cg_rows;
+
+/* merged = 0: callgrind_annotate's rows, code inlined from another file in a row of its own;
+ * 1: one row per function. NULL on failure (out of memory, a sum over 64 bits). */
+cg_rows *cg_rows_build(const cg_profile *p, int merged, cg_error *err);
+void cg_rows_free(cg_rows *r);
+size_t cg_rows_count(const cg_rows *r);
+const char *cg_row_file(const cg_rows *r, size_t row);
+const char *cg_row_name(const cg_rows *r, size_t row);
+const char *cg_row_object(const cg_rows *r, size_t row);
+const char *cg_row_key(const cg_rows *r, size_t row); /* "file:name", "???" for no file */
+uint64_t cg_row_called(const cg_rows *r, size_t row); /* of the functions whose own file it is */
+int cg_row_primary(const cg_rows *r, size_t row);     /* the row of some function's own file */
+const cg_cost *cg_row_self(const cg_rows *r, size_t row);
+const cg_cost *cg_row_inclusive(const cg_rows *r, size_t row);
+size_t cg_row_function_count(const cg_rows *r, size_t row);
+size_t cg_row_function(const cg_rows *r, size_t row, size_t i);
+
+typedef struct cg_rows_query {
+    const size_t *sort; /* events to sort by, highest cost first, ties by key then object */
+    size_t nsort;
+    const double *thresholds; /* one per sort event, percent, as callgrind_annotate's */
+    int all;                  /* 1: no threshold (callgrind_annotate's --threshold=100) */
+    int inclusive;            /* sort and cut by inclusive costs */
+    size_t limit;             /* at most this many rows (SIZE_MAX: no limit) */
+} cg_rows_query;
+
+/* Sorts the rows and keeps those a listing shows: callgrind_annotate's threshold rule stops
+ * before a row once, for every sort event, the share reached is at least its threshold; the
+ * share of a self listing is the sum of the rows shown, of an inclusive one the total less the
+ * last row shown. Returns 0, or -1 with *err set. */
+int cg_rows_select(cg_rows *r, const cg_rows_query *q, cg_error *err);
+size_t cg_rows_shown(const cg_rows *r);
+size_t cg_rows_shown_row(const cg_rows *r, size_t k); /* the k-th row shown, in order */
+
 /* ---- Line and instruction costs (equal positions summed) ---------------------------------- */
 
 /* The records of a function are read in order, sorted by (address, line, file name): address

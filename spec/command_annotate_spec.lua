@@ -39,9 +39,6 @@ local REPORT_DIFFERENCES = {
   context_markers = "annotated source: callgrind_annotate ends a range and starts the next with "
     .. "two '-- line N' separators when they touch, and ends a range on the file's last line with "
     .. "one; the report helpers join touching ranges and write none at the end of the file",
-  inclusive_threshold = "--inclusive=yes with a threshold below 100: callgrind_annotate stops "
-    .. "after the first function whose inclusive cost is below 100 - threshold percent of the "
-    .. "total; the report helpers stop once the listed costs add up to the threshold",
 }
 
 -- The profiles compared: recursion, thirteen events (summary: above the costs), several parts

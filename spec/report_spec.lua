@@ -79,6 +79,18 @@ describe("prof:top", function()
     assert.same({ "func2", "func1", "main" }, names(extended:top { threshold = 100 }))
   end)
 
+  it("cuts inclusive listings as callgrind_annotate does: after the first below 100 - threshold", function()
+    -- inclusive 820 (main), 700 (func2), 400 (func1) of 820: after func2 the total less its
+    -- cost, 120, is 14.6% of it; coverage would stop after main, whose cost is the total
+    assert.same({ "main", "func2", "func1" }, names(extended:top { inclusive = true, threshold = 99 }))
+    assert.same({ "main", "func2", "func1" }, names(extended:top { inclusive = true, threshold = 15 }))
+    assert.same({ "main", "func2" }, names(extended:top { inclusive = true, threshold = 14 }))
+    assert.same({}, names(extended:top { inclusive = true, threshold = 0 }))
+    local rows = listing(report.flat(extended, { inclusive = true, threshold = 14, show = "Ir" }), { "Ir" })
+    assert.same({ { "file1.c:main", 820 }, { "file2.c:func2", 700 } }, rows)
+    assert.equal(3, #listing(report.flat(extended, { inclusive = true, show = "Ir" }), { "Ir" }))
+  end)
+
   it("filters by name, file or object pattern, or by a predicate", function()
     assert.same({ "func2", "func1" }, names(extended:top { filter = { name = "^func" } }))
     assert.same({ "func1", "main" }, names(extended:top { filter = { file = "file1" } }))

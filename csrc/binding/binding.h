@@ -100,6 +100,7 @@ const char *error_kind(int code);
 
 extern const luaL_Reg load_functions[];  /* load.c */
 extern const luaL_Reg async_functions[]; /* async.c */
+extern const luaL_Reg rows_functions[];  /* rows.c */
 /* Creates the metatable of background loads (async.c). */
 void register_async(lua_State *L);
 extern const luaL_Reg flame_functions[]; /* flame.c */

@@ -32,16 +32,20 @@ function query.matcher(filter)
   end
 end
 
---- Applies callgrind_annotate's --threshold to a list sorted by decreasing cost: entries are
---- kept until `threshold` percent of `total` is covered; 100 (or nil) keeps everything.
+--- Applies callgrind_annotate's --threshold to a list sorted by decreasing cost; 100 (or nil)
+--- keeps everything. Before each entry it checks the share of `total` reached, and stops once
+--- that is at least `threshold` percent: for self costs the sum of the entries kept; for
+--- inclusive costs (`inclusive` true), which overlap, the total less the last entry kept, so
+--- that the list ends after the first entry below 100 - threshold percent of the total.
 --- `cost_of(entry)` gives an entry's cost.
-function query.cut(list, total, threshold, cost_of)
+function query.cut(list, total, threshold, cost_of, inclusive)
   if threshold == nil or threshold >= 100 then return list end
-  local kept, covered = {}, 0
+  local kept, reached = {}, 0
   for _, entry in ipairs(list) do
-    if total ~= 0 and covered * 100 >= threshold * total then break end
+    local share = total > 0 and reached * 100 / total or reached * 100
+    if share >= threshold then break end
     kept[#kept + 1] = entry
-    covered = covered + cost_of(entry)
+    reached = inclusive and total - cost_of(entry) or reached + cost_of(entry)
   end
   return kept
 end
@@ -68,7 +72,7 @@ function query.top(prof, opts)
     end
   end
   table.sort(entries, by_cost_then_name)
-  entries = query.cut(entries, prof:total(ev), opts.threshold, function(e) return e.cost end)
+  entries = query.cut(entries, prof:total(ev), opts.threshold, function(e) return e.cost end, inclusive)
   local list = {}
   for i, e in ipairs(entries) do
     if opts.limit and i > opts.limit then break end

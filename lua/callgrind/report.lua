@@ -179,24 +179,7 @@ local function select_rows(prof, o)
       end
     end
   end
-  local field = o.inclusive and "inclusive" or "self"
-  local list = rows.build(prof, events, o)
-  table.sort(list, function(a, b)
-    for _, ev in ipairs(o.sort) do
-      local x, y = a[field][ev], b[field][ev]
-      if x ~= y then return x > y end
-    end
-    if a.key ~= b.key then return a.key < b.key end
-    return a.object < b.object
-  end)
-  local primary = o.sort[1]
-  list = query.cut(list, o.totals[primary], o.threshold, function(r) return r[field][primary] end)
-  if o.limit then
-    local cut = {}
-    for i = 1, math.min(o.limit, #list) do cut[i] = list[i] end
-    list = cut
-  end
-  return list, o
+  return rows.select(prof, events, o.sort, o), o
 end
 
 --- The rows a listing shows, sorted by the sort events and cut at the threshold and the limit:

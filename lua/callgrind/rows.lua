@@ -9,7 +9,11 @@
 -- function's own file of a function that others call, the function's inclusive cost (what its
 -- callers spent in it); for any other row, its self cost plus the calls made from its file,
 -- self-calls and calls within the function's cycle left out. The rows of one function thus add
--- up to the function's inclusive cost when nobody calls it.
+-- up to the function's inclusive cost when nobody calls it. The sums over line records and calls,
+-- the sorting and the threshold are the C core's (core.rows); this module adds the callers and
+-- callees of the rows a report prints.
+local core = require "callgrind.core"
+
 local rows = {}
 
 local function zeros(events)
@@ -32,94 +36,31 @@ function rows.is_called(fn)
   return false
 end
 
-local function leaves(fn, call)
-  local callee = call.callee
-  return callee ~= fn and not (fn.cycle and callee.cycle == fn.cycle)
-end
-
-local function row_for(index, list, file, name, object, events)
-  local key = file .. "\0" .. name .. "\0" .. object
-  local row = index[key]
-  if not row then
-    row = {
-      key = (file ~= "" and file or "???") .. ":" .. name,
-      file = file, name = name, object = object, functions = {},
-      self = zeros(events), inclusive = zeros(events), called = 0, primary = false,
-    }
-    index[key] = row
-    list[#list + 1] = row
-  end
-  return row
-end
-
-local function merged_rows(prof, events)
-  local list = {}
-  for fn in prof:functions() do
-    local row = {
-      key = (fn.file ~= "" and fn.file or "???") .. ":" .. fn.name,
-      file = fn.file, name = fn.name, object = fn.object, functions = { fn },
-      self = {}, inclusive = {}, called = fn.called, primary = true, merged = true,
-    }
-    for _, ev in ipairs(events) do
-      row.self[ev] = fn:self(ev)
-      row.inclusive[ev] = fn:inclusive(ev)
-    end
-    list[#list + 1] = row
-  end
-  return list
-end
-
-local function split_rows(prof, events)
-  local index, list = {}, {}
-  for fn in prof:functions() do
-    local files, order = {}, {}
-    local function file_entry(file)
-      local e = files[file]
-      if not e then
-        e = { self = zeros(events), calls = {} }
-        files[file] = e
-        order[#order + 1] = file
-      end
-      return e
-    end
-    file_entry(fn.file)
-    for line in fn:lines() do
-      add(file_entry(line.file).self, events, function(ev) return line:cost(ev) end)
-    end
-    for call in fn:callees() do
-      local calls = file_entry(call.file).calls
-      calls[#calls + 1] = call
-    end
-    local called = rows.is_called(fn)
-    for _, file in ipairs(order) do
-      local e = files[file]
-      local row = row_for(index, list, file, fn.name, fn.object, events)
-      row.functions[#row.functions + 1] = fn
-      add(row.self, events, function(ev) return e.self[ev] end)
-      if file == fn.file then
-        row.primary = true
-        row.called = row.called + fn.called
-      end
-      if file == fn.file and called then
-        add(row.inclusive, events, function(ev) return fn:inclusive(ev) end)
-      else
-        add(row.inclusive, events, function(ev) return e.self[ev] end)
-        for _, call in ipairs(e.calls) do
-          if leaves(fn, call) then add(row.inclusive, events, function(ev) return call:inclusive(ev) end) end
-        end
-      end
-    end
-  end
-  return list
-end
-
---- The rows of a profile for `events` (a list of event names).
--- opts.inlined: "split" (default, callgrind_annotate's rows) or "merge" (one per function).
-function rows.build(prof, events, opts)
+local function inlined_mode(opts)
   local inlined = opts and opts.inlined or "split"
-  if inlined == "merge" then return merged_rows(prof, events) end
-  if inlined ~= "split" then error("inlined must be 'split' or 'merge'", 3) end
-  return split_rows(prof, events)
+  if inlined ~= "split" and inlined ~= "merge" then error("inlined must be 'split' or 'merge'", 4) end
+  return inlined == "merge"
+end
+
+--- Every row of a profile for `events` (a list of event names), highest self cost of the first
+--- event first. opts.inlined: "split" (default, callgrind_annotate's rows) or "merge" (one per
+--- function).
+function rows.build(prof, events, opts)
+  return core.rows(prof, { events = events, sort = { events[1] }, all = true, merged = inlined_mode(opts) })
+end
+
+--- The rows a listing shows, sorted by `sort` (event names, highest cost first, ties by key and
+--- object) and cut as callgrind_annotate cuts them: opts.threshold (percent of the first sort
+--- event's total, 100 or nil for every row), opts.inclusive (sort and cut by inclusive costs),
+--- opts.limit, opts.inlined. Rows carry the costs of `events`.
+function rows.select(prof, events, sort, opts)
+  local threshold = opts.threshold
+  local thresholds = { threshold or 100 }
+  for i = 2, #sort do thresholds[i] = 0 end
+  return core.rows(prof, {
+    events = events, sort = sort, thresholds = thresholds, all = threshold == nil or threshold >= 100,
+    inclusive = opts.inclusive, limit = opts.limit, merged = inlined_mode(opts),
+  })
 end
 
 local function group_calls(entries, events, keyof, fields)
