@@ -175,7 +175,7 @@ clean:
 # bench/results.md; `make bench BENCH_QUICK=1` only the 100 MB ones; BENCH_BIG=1 adds 2 GB.
 # The data files are made once into bench/data/ (see bench/README.md).
 BENCH_BIN    := $(BUILD)/bench
-BENCH_PROGS  := $(BENCH_BIN)/gen $(BENCH_BIN)/driver $(BENCH_BIN)/workload
+BENCH_PROGS  := $(BENCH_BIN)/gen $(BENCH_BIN)/driver $(BENCH_BIN)/tokenize $(BENCH_BIN)/workload
 
 .PHONY: bench bench-flavours
 
@@ -189,6 +189,11 @@ bench-flavours: deps modules
 	BENCH_LUAS="$(LUAS)" $(LUA) bench/flavours.lua
 
 $(BENCH_BIN)/driver: bench/driver.c $(CORE_LIB) csrc/callgrind.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -Icsrc -o $@ $< $(CORE_LIB) $(LDLIBS)
+
+# The tokenizer takes the core's reader (reader.o) from the library and nothing else.
+$(BENCH_BIN)/tokenize: bench/tokenize.c $(CORE_LIB) $(wildcard csrc/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -Icsrc -o $@ $< $(CORE_LIB) $(LDLIBS)
 

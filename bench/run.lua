@@ -194,6 +194,21 @@ local function measure_c(path, runs)
   return last
 end
 
+-- The bare tokenizer (bench/tokenize.c: the core's reader, every number parsed, nothing kept),
+-- once per process, `runs` times: the floor a loader is measured against.
+local function measure_tokenizer(path, runs)
+  local times, last = {}, nil
+  for _ = 1, runs do
+    local out, ok = run(("%s/tokenize %s 1"):format(BIN, quote(path)))
+    local r = parse_keys(out)
+    if not ok or r.error then error("tokenize failed on " .. path .. ":\n" .. out, 0) end
+    table.insert(times, r.seconds)
+    last = r
+  end
+  last.median = median(times)
+  return last
+end
+
 local function measure_lua(path, runs)
   local loads, callees, lines, last = {}, {}, {}, nil
   for _ = 1, runs do
@@ -257,6 +272,10 @@ local function measure(entry)
   warm(path)
   entry.lines = count_lines(path)
   entry.wc = measure_wc(path)
+  entry.tok = measure_tokenizer(path, entry.runs)
+  if entry.tok.lines ~= entry.lines and entry.tok.lines ~= entry.lines + 1 then
+    error(("%s: the tokenizer read %d lines, wc -l counts %d"):format(path, entry.tok.lines, entry.lines), 0)
+  end
   entry.c = measure_c(path, entry.runs)
   if entry.c.warnings ~= 0 then
     error(("%s: %d warnings, first: %s"):format(path, entry.c.warnings, list(entry.c.warning)[1]), 0)
@@ -307,12 +326,13 @@ local function loader_table(entries)
       e.name, fmt_n(e.bytes / MB, 1), fmt_count(e.lines), fmt_s(e.c.median),
       fmt_n(100 * (e.c.median - e.c.read_median) / e.c.median) .. "%", fmt_n(e.mb_per_s),
       fmt_n(e.lines_per_s / 1e6, 1), fmt_n(e.c.peak_rss_kb / 1024), fmt_n(e.rss_ratio, 2),
-      fmt_n(e.bytes_per_record, 1), fmt_s(e.wc), e.wc and fmt_n(e.c.median / e.wc, 1) or "-",
+      fmt_n(e.bytes_per_record, 1), fmt_s(e.tok.median), fmt_n(e.c.median / e.tok.median, 1),
+      fmt_s(e.wc), e.wc and fmt_n(e.c.median / e.wc, 1) or "-",
     })
   end
   return markdown_table({ "file", "MB", "lines", "load (median)", "after reading", "MB/s",
-    "M lines/s",
-    "peak RSS MB", "RSS / size", "model B / record", "wc -l", "load / wc" }, rows)
+    "M lines/s", "peak RSS MB", "RSS / size", "model B / record", "tokenizer", "load / tok",
+    "wc -l", "load / wc" }, rows)
 end
 
 local function model_table(entries)
@@ -341,11 +361,13 @@ local function lua_table(entries)
       end
     end
     table.insert(rows, {
-      e.name, fmt_s(e.lua.load), fmt_s(e.lua.callees), fmt_s(e.lua.lines), ca, speedup,
+      e.name, fmt_s(e.lua.load), fmt_n(e.lua.load / e.tok.median, 1),
+      e.wc and fmt_n(e.lua.load / e.wc, 1) or "-", fmt_s(e.lua.callees), fmt_s(e.lua.lines), ca,
+      speedup,
     })
   end
-  return markdown_table({ "file", "Lua load", "Lua: functions and callees", "Lua: line records",
-    "callgrind_annotate", "C load speed-up" }, rows)
+  return markdown_table({ "file", "Lua load", "/ tok", "/ wc", "Lua: functions and callees",
+    "Lua: line records", "callgrind_annotate", "C load speed-up" }, rows)
 end
 
 local function by_name(entries)
@@ -453,7 +475,10 @@ local function report(entries)
     .. "page cache warm; \"after reading\" is the share of it spent once every line is parsed "
     .. "(the analysis), timed from the last progress callback. MB are 10^6 bytes; the .gz row counts the bytes of the text it inflates "
     .. "to, and its RSS ratio is to the compressed size. Model bytes per record: bytes the model "
-    .. "holds in malloc after the load, over functions + calls + line records + jumps.")
+    .. "holds in malloc after the load, over functions + calls + line records + jumps. "
+    .. "Tokenizer: median of as many runs of bench/tokenize (the core's reader, every number of "
+    .. "every line parsed, nothing kept), made in the same run; load / tok and load / wc are "
+    .. "time ratios.")
   add()
   add(loader_table(entries))
   add()
@@ -465,7 +490,8 @@ local function report(entries)
   add()
   add("Lua: CPU time (`os.clock`) of `callgrind.load`, of a walk over every function and its "
     .. "callees (reading `call.callee` and `call:inclusive(1)`), and of a walk over every line "
-    .. "record (`line:cost(1)`); median of up to 3 runs. callgrind_annotate: one run with its "
+    .. "record (`line:cost(1)`); median of up to 3 runs; the Lua load over the tokenizer's and "
+    .. "`wc -l`'s times. callgrind_annotate: one run with its "
     .. "default options, output to /dev/null, at most " .. CA_TIMEOUT .. " s; the speed-up is "
     .. "its time over the C load's.")
   add()
