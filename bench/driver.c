@@ -8,6 +8,7 @@
  *   read_seconds S        of which reading and parsing: until the progress callback's last
  *                         call, which comes after the last line; the rest is the analysis
  *   functions/calls/lines/jumps/sections/cycles/warnings N   of the last load
+ *   total EVENT N         the last load's total of each raw event (one line per event)
  *   model_bytes N         bytes the last model holds in malloc (in use after minus before)
  *   rss_delta_kb N        resident memory after the last load minus before it
  *   peak_rss_kb N         the process's peak resident memory (ru_maxrss)
@@ -91,7 +92,11 @@ int main(int argc, char **argv) {
     printf("sections %zu\n", cg_section_count(p));
     printf("cycles %zu\n", cg_cycle_count(p));
     printf("warnings %zu\n", cg_warning_count(p) + (size_t)cg_warnings_dropped(p));
-    for (size_t i = 0; i < cg_warning_count(p) && i < 5; i++) printf("warning %s\n", cg_warning(p, i));
+    const cg_cost *totals = cg_total_costs(p);
+    for (size_t ev = 0; ev < cg_raw_event_count(p); ev++)
+        printf("total %s %lld\n", cg_event_name(p, ev), (long long)totals[ev]);
+    for (size_t i = 0; i < cg_warning_count(p) && i < 5; i++)
+        printf("warning %s\n", cg_warning(p, i));
     printf("model_bytes %zu\n", heap_after - heap_before);
     printf("rss_delta_kb %ld\n", rss_after - rss_before);
     struct rusage ru;

@@ -8,8 +8,12 @@
  *                `positions: instr line`, `events: Ir`, 40 functions per MB over 50 objects
  *        line13  callgrind --cache-sim=yes --branch-sim=yes: `positions: line`, 13 events,
  *                20 functions per MB, no jumps
+ *        single  callgrind --dump-instr=yes --collect-jumps=yes without --separate-callers: like
+ *                instr, but every function in one block, each instruction one record; 50,000
+ *                functions up to 100 MB, 500 per MB beyond, their size following the file's
  *        xdebug  Xdebug 3's profiler on a long PHP job: one block per invocation
  * SIZE_MB        decimal megabytes (10^6 bytes); the body stops at the first block past it
+ *                (single: the functions' sizes are drawn to reach it, within a few percent)
  *
  * The callgrind kinds carry `summary:` in the header, before the costs it sums: the body is
  * written first, after room left for the header, and moved down once the header is known.
@@ -27,6 +31,12 @@
 #include <unistd.h>
 
 #define SEED 0x5eed0fca11f00dULL
+
+/* single: bytes of file per function (its name, its block's first lines) and per instruction
+ * record with its share of jumps, calls and inlining (in tenths), measured on the output; they
+ * set the functions' sizes */
+#define SINGLE_BYTES_PER_FN 127
+#define SINGLE_DECIBYTES_PER_INSTR 103
 
 /* ---- random numbers ---------------------------------------------------------------------- */
 
@@ -185,6 +195,9 @@ static void *xcalloc(size_t n, size_t size) {
 #define COUNT(a) (sizeof(a) / sizeof *(a))
 
 /* ---- vocabularies for C++ programs ------------------------------------------------------- */
+
+/* The vocabularies and the objects are laid out by hand, in columns. */
+/* clang-format off */
 
 static const char *const cxx_classes[] = {
     "Connection",    "ConnectionPool", "HttpParser",      "RequestHandler", "ResponseWriter",
@@ -441,6 +454,8 @@ static const object_spec object_specs[] = {
     GLIBC("/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", 2, 30, 39),
 };
 
+/* clang-format on */
+
 #define NOBJECTS ((uint32_t)COUNT(object_specs))
 
 typedef struct object {
@@ -458,10 +473,10 @@ typedef struct file {
 typedef struct func {
     const char *name;
     uint32_t id, object, file;
-    uint32_t line;       /* first line, 0 without debug info */
-    uint32_t headers[3]; /* files its inlined code comes from */
-    uint64_t addr;       /* entry address in its object */
-    uint32_t unit;       /* Ir of one call, for the inclusive cost of calls */
+    uint32_t line;                    /* first line, 0 without debug info */
+    uint32_t headers[3];              /* files its inlined code comes from */
+    uint64_t addr;                    /* entry address in its object */
+    uint32_t unit;                    /* Ir of one call, for the inclusive cost of calls */
     uint32_t bb_begin, nbb, in_begin; /* its code in cgen's arrays */
 } func;
 
@@ -469,6 +484,11 @@ typedef struct func {
 
 enum { MAX_BB = 1024, MAX_BB_INSTR = 10, MAX_INSTR = MAX_BB * MAX_BB_INSTR };
 enum { END_FALL, END_COND, END_JUMP, END_CALL, END_RET };
+
+/* How blocks end, in percent: conditional branch below [0], jump below [1], call below [2],
+ * falling through to the next block above. */
+static const uint32_t instr_ends[3] = {50, 62, 88};
+static const uint32_t single_ends[3] = {14, 17, 25};
 
 typedef struct instr {
     uint32_t offset, line;
@@ -501,7 +521,9 @@ typedef struct body {
 } body;
 
 typedef struct cgen {
-    int line13; /* 0: instr + Ir + jumps; 1: line + 13 events, no jumps */
+    int line13;             /* 0: instr + Ir + jumps; 1: line + 13 events, no jumps */
+    int single;             /* every function in one block (instr otherwise) */
+    uint32_t mean_bb_milli; /* single: mean basic blocks per function, in thousandths */
     uint32_t nfns, nfiles, unknown_file;
     uint32_t popular; /* the last `popular` functions (C++ runtime, libc) are called most */
     object objects[NOBJECTS];
@@ -524,8 +546,8 @@ typedef struct cgen {
 
 static uint32_t pick_callee(cgen *g, rng *r, uint32_t self) {
     uint32_t n = g->nfns, k = below(r, 1000);
-    if (k < 2) return self;                                              /* recursion */
-    if (k < 6 && self > 8) return self - 1 - below(r, 8);                /* back to a caller */
+    if (k < 2) return self;                               /* recursion */
+    if (k < 6 && self > 8) return self - 1 - below(r, 8); /* back to a caller */
     if (self + 1 >= n) return self;
     uint32_t span = n - self - 1;
     if (k < 300) { /* the runtime and libc, which call each other only downwards */
@@ -541,7 +563,14 @@ static void make_body(cgen *g, uint32_t f, code *b) {
     const func *fn = &g->fns[f];
     rng r = {mix(SEED, f)};
     int debug = fn->line != 0;
-    b->nbb = 1 + below(&r, 1u << below(&r, 10));
+    if (g->single) {
+        /* heavy-tailed like the other kinds (u has mean 2047 / 22), scaled to the wanted mean */
+        uint64_t u = below(&r, 1u << below(&r, 11));
+        uint64_t n = 1 + u * (g->mean_bb_milli - 1000) * 22 / 2047 / 1000;
+        b->nbb = (uint32_t)(n < MAX_BB ? n : MAX_BB);
+    } else {
+        b->nbb = 1 + below(&r, 1u << below(&r, 10));
+    }
     uint32_t ni = 0, offset = 0;
     uint32_t line = fn->line, hline[3];
     for (int h = 0; h < 3; h++) hline[h] = 20 + below(&r, 1500);
@@ -550,11 +579,15 @@ static void make_body(cgen *g, uint32_t f, code *b) {
         block *bb = &b->bb[k];
         bb->first = ni;
         bb->count = 1 + below(&r, MAX_BB_INSTR);
+        /* single: valgrind's blocks run on past conditional branches (superblocks), a
+         * profile of one run has a call every 60 or so instructions, and many functions end
+         * with one */
         uint32_t e = below(&r, 100);
-        bb->end = k + 1 == b->nbb ? END_RET
-                  : e < 50        ? END_COND
-                  : e < 62        ? END_JUMP
-                  : e < 88        ? END_CALL
+        const uint32_t *ends = g->single ? single_ends : instr_ends;
+        bb->end = k + 1 == b->nbb ? (g->single && e < 40 ? END_CALL : END_RET)
+                  : e < ends[0]   ? END_COND
+                  : e < ends[1]   ? END_JUMP
+                  : e < ends[2]   ? END_CALL
                                   : END_FALL;
         uint32_t w = below(&r, 100);
         bb->mul = 1, bb->div = 1;
@@ -562,8 +595,7 @@ static void make_body(cgen *g, uint32_t f, code *b) {
         if (k > 0 && w >= 80) bb->mul = (uint16_t)(2 + skewed(&r, 64));
         bb->taken = (uint16_t)below(&r, 1001);
         bb->miss = (uint16_t)skewed(&r, 80);
-        bb->target = below(&r, 3) == 0 ? (k > 3 ? k - 1 - below(&r, 3) : 0)
-                                       : k + 1 + below(&r, 6);
+        bb->target = below(&r, 3) == 0 ? (k > 3 ? k - 1 - below(&r, 3) : 0) : k + 1 + below(&r, 6);
         if (bb->target >= b->nbb) bb->target = b->nbb - 1;
         bb->ncallees = 0;
         if (bb->end == END_CALL) {
@@ -586,8 +618,10 @@ static void make_body(cgen *g, uint32_t f, code *b) {
             }
             /* inlined code comes and goes; lines move by small steps, now and then far */
             uint32_t inl = (uint32_t)((x >> 18) & 1023);
-            if (cur == 0 && inl < 61) cur = (uint8_t)(1 + ((x >> 28) & 3) % 3);
-            else if (cur != 0 && inl < 205) cur = 0;
+            if (cur == 0 && inl < 61)
+                cur = (uint8_t)(1 + ((x >> 28) & 3) % 3);
+            else if (cur != 0 && inl < 205)
+                cur = 0;
             uint32_t *l = cur ? &hline[cur - 1] : &line;
             uint32_t kind = (uint32_t)((x >> 30) & 127) * 100 / 128;
             uint32_t step = (uint32_t)((x >> 37) & 4095);
@@ -634,8 +668,8 @@ static void keep_body(cgen *g, uint32_t f) {
 
 /* ---- callgrind writer --------------------------------------------------------------------- */
 
-static void put_name(cgen *g, const char *key, unsigned char *defined, uint32_t index,
-                     uint32_t id, const char *name) {
+static void put_name(cgen *g, const char *key, unsigned char *defined, uint32_t index, uint32_t id,
+                     const char *name) {
     out *o = g->o;
     puts_(o, key);
     putc_(o, '(');
@@ -693,13 +727,10 @@ static void put_position(cgen *g, uint64_t addr, uint64_t line) {
     g->last_line = line;
 }
 
-/* The position of a line that repeats the last one (call costs, jump sources). */
+/* The position of a line that repeats the last one (call costs, jump sources): `*`, or the
+ * value itself when it is 0 (valgrind compresses only against a last value above 0). */
 static void put_same_position(cgen *g) {
-    if (g->line13) {
-        PUT(g->o, "* ");
-    } else {
-        PUT(g->o, "* * ");
-    }
+    put_position(g, g->last_addr, g->last_line);
 }
 
 /* Costs, trailing zeros left out as callgrind does; then the end of the line. */
@@ -778,8 +809,7 @@ static void write_calls(cgen *g, const func *fn, const block *bb, uint64_t count
         PUT(o, "calls=");
         put_u(o, n);
         putc_(o, ' ');
-        if (!g->line13)
-            put_addr(o, cf->addr, cf->object == fn->object ? g->last_addr : 0);
+        if (!g->line13) put_addr(o, cf->addr, cf->object == fn->object ? g->last_addr : 0);
         put_line(o, cf->line, g->last_line);
         putc_(o, '\n');
         put_same_position(g);
@@ -842,7 +872,8 @@ static void write_block(cgen *g, uint32_t f, int first) {
     const func *fn = &g->fns[f];
     const body view = {g->all_bb + fn->bb_begin, g->all_in + fn->in_begin, fn->nbb};
     const body *b = &view;
-    uint32_t e = below(&g->r, 15);
+    /* single: one run's counts, most code run a few times (start-up, error paths) */
+    uint32_t e = below(&g->r, g->single ? 9 : 15);
     uint64_t calls = (1ull << e) + below(&g->r, 1u << e);
     uint32_t coverage = first ? 1000 : 300 + below(&g->r, 701);
     need(o);
@@ -888,23 +919,23 @@ static void write_body(cgen *g, uint64_t target) {
     g->cur_ob = g->cur_fl = g->cur_file = UINT32_MAX;
     for (uint32_t f = 0; f < g->nfns; f++) {
         write_block(g, f, 1);
+        if (g->single) continue;
         uint64_t due = target / g->nfns * (f + 1) + target % g->nfns * (f + 1) / g->nfns;
         while (out_pos(o) - start < due) {
-            uint32_t again = below(&g->r, 10) < 7 ? below(&g->r, g->nfns)
-                                                  : g->nfns - 1 - skewed(&g->r, g->nfns);
+            uint32_t again =
+                below(&g->r, 10) < 7 ? below(&g->r, g->nfns) : g->nfns - 1 - skewed(&g->r, g->nfns);
             write_block(g, again, 0);
         }
     }
 }
 
-static const char *const event_names13 =
-    "Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim";
+static const char *const event_names13 = "Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim";
 
 static void write_callgrind_header(cgen *g) {
     out *o = g->o;
     need(o);
     PUT(o, "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\n");
-    puts_(o, g->line13 ? "pid: 51877\n" : "pid: 48213\n");
+    puts_(o, g->line13 ? "pid: 51877\n" : g->single ? "pid: 50412\n" : "pid: 48213\n");
     PUT(o, "cmd:  /opt/app/bin/appserver --config=/etc/appserver/bench.conf --threads=1 "
            "--requests=200000\npart: 1\n\n\n");
     if (g->line13) {
@@ -984,10 +1015,21 @@ static const char *c_name(const char *prefix, uint32_t local, uint64_t h) {
 static void setup_callgrind(cgen *g, uint64_t size_mb) {
     uint64_t nfns = size_mb * (g->line13 ? 20 : 40);
     if (nfns < 400) nfns = 400;
+    if (g->single) {
+        nfns = size_mb * 500 < 50000 ? 50000 : size_mb * 500;
+        /* what the functions' names and first lines leave for the records; blocks hold 5.5
+         * instructions on average */
+        uint64_t bytes = size_mb * 1000000, fixed = nfns * SINGLE_BYTES_PER_FN;
+        uint64_t left = bytes > 2 * fixed ? bytes - fixed : bytes / 2;
+        uint64_t instrs_milli = left * 10000 / SINGLE_DECIBYTES_PER_INSTR / nfns;
+        g->mean_bb_milli = (uint32_t)(instrs_milli * 2 / 11);
+        if (g->mean_bb_milli < 1000) g->mean_bb_milli = 1000;
+    }
     g->nfns = (uint32_t)nfns;
     g->popular = g->nfns / 12;
     g->nev = g->line13 ? 13 : 1;
-    uint32_t nsources = (uint32_t)(400 + 3 * size_mb), nproject_headers = (uint32_t)(60 + size_mb / 2);
+    uint32_t nsources = (uint32_t)(400 + 3 * size_mb),
+             nproject_headers = (uint32_t)(60 + size_mb / 2);
     uint32_t nstl = (uint32_t)COUNT(stl_headers);
     g->nfiles = nsources + COUNT(glibc_files) + nstl + nproject_headers + 1;
     g->files = xcalloc(g->nfiles, sizeof *g->files);
@@ -1000,13 +1042,13 @@ static void setup_callgrind(cgen *g, uint64_t size_mb) {
     /* Files get sparse ids that start in the hundreds, as callgrind's node numbers do. */
     uint32_t nf = 0, id = 120;
     char buf[512];
-#define ADD_FILE(nm)                                                                            \
-    do {                                                                                        \
-        g->files[nf].name = keep(nm);                                                           \
-        g->files[nf].id = id;                                                                   \
-        g->files[nf].next_line = 12 + below(&r, 40);                                            \
-        id += 1 + below(&r, 3);                                                                 \
-        nf++;                                                                                   \
+#define ADD_FILE(nm)                                                                               \
+    do {                                                                                           \
+        g->files[nf].name = keep(nm);                                                              \
+        g->files[nf].id = id;                                                                      \
+        g->files[nf].next_line = 12 + below(&r, 40);                                               \
+        id += 1 + below(&r, 3);                                                                    \
+        nf++;                                                                                      \
     } while (0)
     g->unknown_file = nf;
     ADD_FILE("???");
@@ -1143,9 +1185,10 @@ static void move_down(int fd, uint64_t from, uint64_t end, uint64_t by) {
     free(buf);
 }
 
-static void gen_callgrind(int line13, uint64_t size_mb, out *o) {
+static void gen_callgrind(int line13, int single, uint64_t size_mb, out *o) {
     cgen *g = xcalloc(1, sizeof *g);
     g->line13 = line13;
+    g->single = single;
     g->o = o;
     setup_callgrind(g, size_mb);
     /* the body and totals, after room for the header */
@@ -1165,6 +1208,8 @@ static void gen_callgrind(int line13, uint64_t size_mb, out *o) {
 
 /* ---- Xdebug ------------------------------------------------------------------------------- */
 
+/* The vocabularies are laid out by hand, in columns. */
+/* clang-format off */
 static const char *const php_internal[] = {
     "strlen", "count", "array_key_exists", "in_array", "array_map", "array_filter",
     "array_merge", "array_keys", "array_values", "implode", "explode", "str_replace",
@@ -1240,6 +1285,8 @@ static const char *const php_methods[] = {
     "remember",      "put",          "forget",        "log",           "info",
     "write",         "read",         "exists",        "normalize",     "serialize",
     "calculateTotals", "applyDiscounts", "rank",      "tokenize",      "score"};
+
+/* clang-format on */
 
 #define X_ANY_HANDLER UINT32_MAX /* a site that calls a user function chosen at run time */
 
@@ -1369,7 +1416,8 @@ static void xinvoke(xgen *g, uint32_t f, uint32_t depth, uint32_t call_line, uin
             }
         }
     }
-    uint64_t self_time = fn->internal ? 1 + below(r, fn->self_time) : fn->self_time / 2 + below(r, fn->self_time);
+    uint64_t self_time =
+        fn->internal ? 1 + below(r, fn->self_time) : fn->self_time / 2 + below(r, fn->self_time);
     uint64_t self_mem = below(r, 10) < (fn->internal ? 3u : 2u) ? 8 * (4 + skewed(r, 1024)) : 0;
     uint32_t line = fn->internal ? call_line : fn->line;
     xwrite_block(g, f, line, self_time, self_mem, fr);
@@ -1397,7 +1445,8 @@ static void setup_xdebug(xgen *g, uint64_t size_mb) {
     g->files[1] = "/var/www/app/artisan";
     g->files[2] = "/var/www/app/vendor/autoload.php";
     g->files[3] = "/var/www/app/vendor/composer/ClassLoader.php";
-    g->files[4] = "/var/www/app/vendor/laravel/framework/src/Illuminate/Foundation/Console/Kernel.php";
+    g->files[4] =
+        "/var/www/app/vendor/laravel/framework/src/Illuminate/Foundation/Console/Kernel.php";
     g->files[5] = "/var/www/app/vendor/laravel/framework/src/Illuminate/Queue/Worker.php";
     uint32_t class_file0 = 6;
     const uint64_t nv = COUNT(php_vendors), nc = COUNT(php_classes), nm = COUNT(php_methods);
@@ -1411,7 +1460,7 @@ static void setup_xdebug(xgen *g, uint64_t size_mb) {
                            : strncmp(vendor, "Illuminate", 10) == 0
                                ? "/var/www/app/vendor/laravel/framework/src/Illuminate/"
                                : "/var/www/app/vendor/";
-        const char *rel = strncmp(vendor, "App\\", 4) == 0        ? vendor + 4
+        const char *rel = strncmp(vendor, "App\\", 4) == 0           ? vendor + 4
                           : strncmp(vendor, "Illuminate\\", 11) == 0 ? vendor + 11
                                                                      : vendor;
         snprintf(path, sizeof path, "%s%s/%s%.0u.php", root, rel, cls, gen);
@@ -1446,8 +1495,8 @@ static void setup_xdebug(xgen *g, uint64_t size_mb) {
         const char *meth = php_methods[(m * 7 + c) % nm];
         uint32_t kind = (uint32_t)(mix(f, 3) % 20);
         if (kind == 0) {
-            snprintf(buf, sizeof buf, "{closure:%s:%u-%u}", g->files[class_file0 + c],
-                     40 + m * 13, 44 + m * 13);
+            snprintf(buf, sizeof buf, "{closure:%s:%u-%u}", g->files[class_file0 + c], 40 + m * 13,
+                     44 + m * 13);
         } else if (kind == 1) {
             snprintf(buf, sizeof buf, "%s\\%s%.0u::%s%s", vendor, cls, gen, meth,
                      m >= nm ? "V2" : "");
@@ -1472,16 +1521,17 @@ static void setup_xdebug(xgen *g, uint64_t size_mb) {
     size_t cap = (size_t)g->nfns * 8 + 64;
     g->sites = xcalloc(cap, sizeof *g->sites);
     uint32_t ns = 0;
-#define SITE(from, to, ln, lp, pm)                                                              \
-    do {                                                                                        \
-        g->sites[ns++] = (xsite){(ln), (to), (uint16_t)(lp), (uint16_t)(pm)};                   \
-        g->fns[from].nsites++;                                                                  \
+#define SITE(from, to, ln, lp, pm)                                                                 \
+    do {                                                                                           \
+        g->sites[ns++] = (xsite){(ln), (to), (uint16_t)(lp), (uint16_t)(pm)};                      \
+        g->fns[from].nsites++;                                                                     \
     } while (0)
     g->fns[X_MAIN].site_begin = ns;
     SITE(X_MAIN, X_AUTOLOAD, 18, 0, 1000);
     SITE(X_MAIN, X_KERNEL, 52, 0, 1000);
     g->fns[X_AUTOLOAD].site_begin = ns;
-    for (uint32_t i = 0; i < 6; i++) SITE(X_AUTOLOAD, user_end + below(&r, g->ninternal), 7 + i, 0, 1000);
+    for (uint32_t i = 0; i < 6; i++)
+        SITE(X_AUTOLOAD, user_end + below(&r, g->ninternal), 7 + i, 0, 1000);
     g->fns[X_KERNEL].site_begin = ns;
     SITE(X_KERNEL, X_DAEMON, 198, 0, 1000);
     g->fns[X_DAEMON].site_begin = ns; /* the job loop is driven by the size, see gen_xdebug */
@@ -1572,7 +1622,7 @@ static void gen_xdebug(uint64_t size_mb, out *o) {
 
 int main(int argc, char **argv) {
     if (argc != 4) {
-        fprintf(stderr, "usage: gen instr|line13|xdebug SIZE_MB OUT\n");
+        fprintf(stderr, "usage: gen instr|line13|single|xdebug SIZE_MB OUT\n");
         return 2;
     }
     char *end;
@@ -1582,11 +1632,13 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *kind = argv[1];
-    int which = strcmp(kind, "instr") == 0 ? 0 : strcmp(kind, "line13") == 0 ? 1
-                                           : strcmp(kind, "xdebug") == 0 ? 2
-                                                                         : -1;
+    int which = strcmp(kind, "instr") == 0    ? 0
+                : strcmp(kind, "line13") == 0 ? 1
+                : strcmp(kind, "xdebug") == 0 ? 2
+                : strcmp(kind, "single") == 0 ? 3
+                                              : -1;
     if (which < 0) {
-        fprintf(stderr, "gen: unknown kind '%s' (instr, line13 or xdebug)\n", kind);
+        fprintf(stderr, "gen: unknown kind '%s' (instr, line13, single or xdebug)\n", kind);
         return 2;
     }
     out o = {-1, malloc(OUT_BUF), 0, 0};
@@ -1596,7 +1648,7 @@ int main(int argc, char **argv) {
     if (which == 2) {
         gen_xdebug(size_mb, &o);
     } else {
-        gen_callgrind(which == 1, size_mb, &o);
+        gen_callgrind(which == 1, which == 3, size_mb, &o);
     }
     out_flush(&o);
     if (close(o.fd) != 0) die(argv[3]);
