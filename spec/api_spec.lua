@@ -379,4 +379,27 @@ describe("prof:line_costs", function()
     local prof = assert(callgrind.parse(text))
     assert.has_error(function() prof:line_costs("Xx") end, "unknown event 'Xx' (known: Ir, Dr, Sum, CEst)")
   end)
+
+  it("sums one function's records with fn:line_costs", function()
+    local prof = assert(callgrind.parse(text))
+    local main, helper = prof:find("main"), prof:find("helper")
+    assert.same({ ["a.c"] = { [2] = 10, [3] = 5 } }, main:line_costs("Ir"))
+    assert.same({ ["a.c"] = { [3] = 8, [4] = 2 }, ["h.h"] = { [9] = 8 } }, helper:line_costs("Sum"))
+    assert.same({ ["h.h"] = { [9] = 4 } }, helper:line_costs(2, "h.h"))
+    assert.same({}, main:line_costs("Ir", "h.h"))
+    assert.has_error(function() main:line_costs("Xx") end, "unknown event 'Xx' (known: Ir, Dr, Sum, CEst)")
+  end)
+
+  it("agrees, function by function, with a walk over the line records of a real profile", function()
+    local prof = assert(callgrind.load(SAMPLE))
+    for fn in prof:functions() do
+      local walked = {}
+      for line in fn:lines() do
+        local lines = walked[line.file or ""] or {}
+        walked[line.file or ""] = lines
+        lines[line.line or 0] = (lines[line.line or 0] or 0) + line:cost("Ir")
+      end
+      assert.same(walked, fn:line_costs("Ir"))
+    end
+  end)
 end)

@@ -95,6 +95,10 @@ profile_box *new_profile_box(lua_State *L);
 void adopt_model(lua_State *L, profile_box *box, cg_profile *p);
 /* The kind of an error code, as load returns it third ("format", "io", ...). */
 const char *error_kind(int code);
+/* profile_methods.c: { [file] = { [line] = self cost } } of event `ev` over functions
+ * [first, stop), only the lines of `only` when not NULL; pushes the table and returns 1. */
+int push_line_costs(lua_State *L, cg_profile *p, size_t ev, const char *only, size_t first,
+                    size_t stop);
 
 /* ---- the functions and methods of each file, for module.c to register ---- */
 

@@ -204,6 +204,16 @@ int jump_tostring(lua_State *L) {
     return 1;
 }
 
+/* fn:line_costs(ev [, file]): { [file] = { [line] = self cost } } of this function's records
+ * (inlined code under its header's name), for one event; only `file` when given. */
+static int function_line_costs(lua_State *L) {
+    handle *h = check_handle(L, 1, UP_FUNCTION);
+    cg_profile *p = handle_profile(L, h);
+    size_t ev = check_event(L, p, 2);
+    const char *only = luaL_optstring(L, 3, NULL);
+    return push_line_costs(L, p, ev, only, h->index, h->index + 1);
+}
+
 const luaL_Reg function_methods[] = {{"self", function_self},
                                      {"inclusive", function_inclusive},
                                      {"callers", function_callers},
@@ -212,6 +222,7 @@ const luaL_Reg function_methods[] = {{"self", function_self},
                                      {"jumps", function_jumps},
                                      {"jumps_in", function_jumps_in},
                                      {"exact", function_exact},
+                                     {"line_costs", function_line_costs},
                                      {NULL, NULL}};
 const luaL_Reg call_methods[] = {
     {"inclusive", call_inclusive}, {"exact", call_exact}, {NULL, NULL}};

@@ -101,22 +101,20 @@ static void add_line_cost(lua_State *L, int lines, uint64_t line, cg_cost v, con
     lua_rawset(L, lines);
 }
 
-/* prof:line_costs(ev [, file]): { [file] = { [line] = self cost } }, the self cost of every
- * source line (or instruction's line) summed over all functions, for one event; only `file`
- * when given. Line 0 holds code without line information. The same sums a walk over every
- * function's lines() gives, without making an object per record. */
-static int profile_line_costs(lua_State *L) {
-    cg_profile *p = check_profile(L, 1);
-    size_t ev = check_event(L, p, 2);
+/* Pushes { [file] = { [line] = self cost } }: the self cost of event `ev` of every source line
+ * (or instruction's line) of functions [first, stop), only `only`'s lines when it is not NULL.
+ * Line 0 holds code without line information. The same sums a walk over the functions' lines()
+ * gives, without making an object per record. */
+int push_line_costs(lua_State *L, cg_profile *p, size_t ev, const char *only, size_t first,
+                    size_t stop) {
     const char *event = cg_event_name(p, ev);
-    const char *only = luaL_optstring(L, 3, NULL);
     int has_lines = (cg_positions(p) & CG_POS_LINE) != 0;
     cg_line_cursor *cursor = compat_newuserdata(L, sizeof *cursor); /* collected, never leaked */
     lua_newtable(L);
     int result = lua_gettop(L);
     lua_pushnil(L); /* the table of the current file */
     int lines = lua_gettop(L);
-    for (size_t fn = 0; fn < cg_function_count(p); fn++) {
+    for (size_t fn = first; fn < stop; fn++) {
         const char *current = NULL;
         int skipping = 0;
         cg_line rec;
@@ -144,7 +142,17 @@ static int profile_line_costs(lua_State *L) {
         }
     }
     lua_settop(L, result);
+    lua_remove(L, result - 1); /* the cursor */
     return 1;
+}
+
+/* prof:line_costs(ev [, file]): { [file] = { [line] = self cost } }, the self cost of every
+ * source line summed over all functions, for one event; only `file` when given. */
+static int profile_line_costs(lua_State *L) {
+    cg_profile *p = check_profile(L, 1);
+    size_t ev = check_event(L, p, 2);
+    const char *only = luaL_optstring(L, 3, NULL);
+    return push_line_costs(L, p, ev, only, 0, cg_function_count(p));
 }
 
 static int profile_find(lua_State *L) {
