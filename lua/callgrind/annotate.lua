@@ -9,6 +9,8 @@
 -- line (summed over every function with code there, inlined code under its header's name),
 -- calls give the inclusive cost of each call site.
 local format = require "callgrind.format"
+local names = require "callgrind.names"
+local query = require "callgrind.query"
 
 local annotate = {}
 
@@ -22,20 +24,7 @@ local DEFAULT_THRESHOLD = 99
 -- Event names for a list of names or indexes (nil: every raw event, in file order).
 -- Unknown events raise the profile's own error.
 local function event_names(prof, list)
-  if list == nil then
-    return prof:events()
-  end
-  if type(list) ~= "table" then
-    list = { list }
-  end
-  local names = {}
-  for i, ev in ipairs(list) do
-    names[i] = prof:event_info(ev).name
-  end
-  if #names == 0 then
-    error("no events given", 3)
-  end
-  return names
+  return query.events(prof, list, nil, 3)
 end
 
 local function zero_costs(events)
@@ -96,22 +85,14 @@ local function line_calls(records, events, order)
       break
     end
   end
-  local by_callee, list = {}, {}
+  local groups = query.groups(events, "inclusive")
   for _, call in ipairs(records) do
     if not (plain and is_recursive(call)) then
-      local callee = call.callee
-      local entry = by_callee[callee]
-      if not entry then
-        entry = { callee = callee, count = 0, inclusive = zero_costs(events) }
-        by_callee[callee] = entry
-        list[#list + 1] = entry
-      end
-      entry.count = entry.count + call.count
-      for _, ev in ipairs(events) do
-        entry.inclusive[ev] = entry.inclusive[ev] + call:inclusive(ev)
-      end
+      local entry, new = groups:add(call.callee, function(ev) return call:inclusive(ev) end, call.count)
+      if new then entry.callee = call.callee end
     end
   end
+  local list = groups.list
   if #list > 1 then
     table.sort(list, order)
   end
@@ -314,7 +295,7 @@ local function threshold_files(prof, keys, sort, threshold)
         break
       end
     end
-    if key.file ~= "" and key.file ~= "???" then
+    if not names.is_unknown(key.file) then
       chosen[key.file] = true
     end
     covered = covered + key.costs[1]
@@ -473,20 +454,13 @@ end
 -- Merges file_costs() call entries whose callees print alike (callgrind_annotate's
 -- "file:function" key, which does not name the object).
 local function call_rows(calls, events)
-  local by_label, rows = {}, {}
+  local groups = query.groups(events, "inclusive")
   for _, call in ipairs(calls) do
     local label = callee_label(call)
-    local row = by_label[label]
-    if not row then
-      row = { label = label, count = 0, inclusive = zero_costs(events) }
-      by_label[label] = row
-      rows[#rows + 1] = row
-    end
-    row.count = row.count + call.count
-    for _, ev in ipairs(events) do
-      row.inclusive[ev] = row.inclusive[ev] + call.inclusive[ev]
-    end
+    local row, new = groups:add(label, call.inclusive, call.count)
+    if new then row.label = label end
   end
+  local rows = groups.list
   table.sort(rows, call_order(events, function(row)
     return row.label
   end))

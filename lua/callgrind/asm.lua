@@ -19,6 +19,8 @@ local render = require "callgrind.asm.render"
 local ranges = require "callgrind.asm.ranges"
 local tools = require "callgrind.asm.tools"
 local core = require "callgrind.core"
+local names = require "callgrind.names"
+local query = require "callgrind.query"
 
 local asm = {}
 
@@ -27,19 +29,6 @@ local DEFAULT_HOT = 1
 ---------------------------------------------------------------------------
 -- Arguments
 ---------------------------------------------------------------------------
-
-local function event_list(prof, value)
-  if value == nil then return prof:events() end
-  if type(value) == "string" then
-    local list = {}
-    for name in value:gmatch("[^,%s]+") do list[#list + 1] = name end
-    value = list
-  end
-  if type(value) ~= "table" or #value == 0 then error("show: a list of events expected", 4) end
-  local names = {}
-  for i, ev in ipairs(value) do names[i] = prof:event_info(ev).name end
-  return names
-end
 
 local function check_number(opts, key, default)
   local value = opts[key]
@@ -66,7 +55,7 @@ local function options(prof, fn, opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("bad argument #3 (a table of options expected)", 3) end
   local o = {
-    events = event_list(prof, opts.show),
+    events = query.events(prof, opts.show, nil, 3),
     hot = check_number(opts, "hot", DEFAULT_HOT),
     context = opts.context ~= nil and math.floor(check_number(opts, "context")) or nil,
     offset = opts.offset ~= nil and check_number(opts, "offset") or nil,
@@ -194,7 +183,7 @@ local function profiled_code(prof, fn, o)
     end
     return nil, "the profile holds no instruction of " .. fn.name, "positions"
   end
-  if fn.object == "" or fn.object == "???" then
+  if names.is_unknown(fn.object) then
     return nil, "the profile names no object file for " .. fn.name .. " (ob=" .. fn.object .. ")", "object"
   end
   if not tools.found(o.objdump) then

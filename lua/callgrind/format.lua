@@ -1,4 +1,6 @@
 -- callgrind.format: how reports write numbers, percentages and aligned columns.
+local names = require "callgrind.names"
+
 local format = {}
 
 local floor = math.floor
@@ -60,7 +62,7 @@ end
 --- "name (file) [object]"-style label of a function, the way callgrind_annotate writes
 --- "file:name [object]".
 function format.location(file, name, object)
-  local label = (file ~= "" and file or "???") .. ":" .. name
+  local label = names.file(file) .. ":" .. name
   if object and object ~= "" then label = label .. " [" .. object .. "]" end
   return label
 end

@@ -9,6 +9,20 @@ local max = math.max
 
 local DEFAULT_WIDTH = 40
 
+-- What the reports print for a file or an object the profile does not name.
+local UNKNOWN = "???"
+
+--- A file (or object) as printed: "???" when the profile names none (nil or "").
+function names.file(path)
+  if path == nil or path == "" then return UNKNOWN end
+  return path
+end
+
+--- Whether a file or object name stands for none: nil, "" or "???".
+function names.is_unknown(path)
+  return path == nil or path == "" or path == UNKNOWN
+end
+
 local function is_cont(b)
   return b and b >= 0x80 and b <= 0xBF
 end

@@ -4,14 +4,69 @@
 -- profile methods: prof:top{...}, prof:by_file(ev), prof:by_object(ev), prof:find_all(name).
 local query = {}
 
---- The event name for `ev` (a name, a 1-based index, or nil for the first event).
-function query.event(prof, ev)
+--- The event name for `ev` (a name, a 1-based index, or nil for the first event). `level`
+--- places an error as error() does, counted from the caller (default 2: the caller's caller).
+function query.event(prof, ev, level)
   if ev == nil then
     local first = prof:events()[1]
-    if not first then error("the profile has no events", 3) end
+    if not first then error("the profile has no events", (level or 2) + 1) end
     return first
   end
   return prof:event_info(ev).name
+end
+
+--- Event names for `value`: a list of names or indexes, one name or index, or a string of
+--- names separated by commas or spaces ("Ir,Dr"); nil gives `default` (nil: every raw event,
+--- in file order). An empty list is an error, placed by `level` as in query.event; an unknown
+--- event raises the profile's own error.
+function query.events(prof, value, default, level)
+  if value == nil then return default or prof:events() end
+  if type(value) == "string" then
+    local list = {}
+    for name in value:gmatch("[^,%s]+") do list[#list + 1] = name end
+    value = list
+  elseif type(value) == "number" then
+    value = { value }
+  end
+  if type(value) ~= "table" or #value == 0 then error("a list of events expected", (level or 2) + 1) end
+  local list = {}
+  for i, ev in ipairs(value) do list[i] = prof:event_info(ev).name end
+  return list
+end
+
+--- Costs summed into groups: `g = query.groups(events[, field])` keeps a list `g.list` of
+--- groups in the order they were first added to and an index `g.index` by key.
+--- `g:add(key, cost_of[, count])` adds `cost_of(ev)` for each event to the group's
+--- `field` table (default "costs", zeros when the group is new) and `count`, when given, to
+--- its field `count`;
+--- it returns the group and whether it was new, so that the caller can fill its other fields.
+--- `cost_of` may also be a table of costs by event name.
+local Groups = {}
+Groups.__index = Groups
+
+function query.groups(events, field)
+  return setmetatable({ events = events, field = field or "costs", list = {}, index = {} }, Groups)
+end
+
+function Groups:add(key, cost_of, count)
+  local group = self.index[key]
+  local new = group == nil
+  local events = self.events
+  if new then
+    local zeros = {}
+    for _, ev in ipairs(events) do zeros[ev] = 0 end
+    group = { [self.field] = zeros }
+    self.index[key] = group
+    self.list[#self.list + 1] = group
+  end
+  local costs = group[self.field]
+  if type(cost_of) == "table" then
+    for _, ev in ipairs(events) do costs[ev] = costs[ev] + cost_of[ev] end
+  else
+    for _, ev in ipairs(events) do costs[ev] = costs[ev] + cost_of(ev) end
+  end
+  if count then group.count = (group.count or 0) + count end
+  return group, new
 end
 
 local function pattern_test(value, pattern, plain)
@@ -81,25 +136,8 @@ function query.top(prof, opts)
   return list
 end
 
-local function grouped(groups, order, key, events, costs_of)
-  local g = groups[key]
-  if not g then
-    g = { costs = {} }
-    for _, ev in ipairs(events) do g.costs[ev] = 0 end
-    groups[key] = g
-    order[#order + 1] = key
-  end
-  for _, ev in ipairs(events) do g.costs[ev] = g.costs[ev] + costs_of(ev) end
-  return g
-end
-
-local function sorted_groups(groups, order, field, ev)
-  local list = {}
-  for _, key in ipairs(order) do
-    local g = groups[key]
-    g[field] = key
-    list[#list + 1] = g
-  end
+local function sorted_groups(groups, field, ev)
+  local list = groups.list
   table.sort(list, function(a, b)
     if a.costs[ev] ~= b.costs[ev] then return a.costs[ev] > b.costs[ev] end
     return a[field] < b[field]
@@ -111,25 +149,25 @@ end
 --- header): { {file = ..., costs = {ev = n, ...}}, ... } by decreasing cost of `ev`.
 function query.by_file(prof, ev)
   ev = query.event(prof, ev)
-  local events = prof:events()
-  local groups, order = {}, {}
+  local groups = query.groups(prof:events())
   for fn in prof:functions() do
     for line in fn:lines() do
-      grouped(groups, order, line.file, events, function(e) return line:cost(e) end)
+      local group, new = groups:add(line.file, function(e) return line:cost(e) end)
+      if new then group.file = line.file end
     end
   end
-  return sorted_groups(groups, order, "file", ev)
+  return sorted_groups(groups, "file", ev)
 end
 
 --- Self costs per object (shared library or executable): { {object = ..., costs = {...}}, ... }.
 function query.by_object(prof, ev)
   ev = query.event(prof, ev)
-  local events = prof:events()
-  local groups, order = {}, {}
+  local groups = query.groups(prof:events())
   for fn in prof:functions() do
-    grouped(groups, order, fn.object, events, function(e) return fn:self(e) end)
+    local group, new = groups:add(fn.object, function(e) return fn:self(e) end)
+    if new then group.object = fn.object end
   end
-  return sorted_groups(groups, order, "object", ev)
+  return sorted_groups(groups, "object", ev)
 end
 
 --- Every function with this name (and file and object when given), in profile order.

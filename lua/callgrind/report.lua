@@ -20,16 +20,7 @@ local query = require "callgrind.query"
 local report = {}
 
 local function event_list(prof, value, default)
-  if value == nil then return default end
-  if type(value) == "string" then
-    local list = {}
-    for name in value:gmatch("[^,%s]+") do list[#list + 1] = name end
-    value = list
-  end
-  if type(value) ~= "table" or #value == 0 then error("a list of events expected", 4) end
-  local names = {}
-  for i, ev in ipairs(value) do names[i] = prof:event_info(ev).name end
-  return names
+  return query.events(prof, value, default, 4)
 end
 
 local function options(prof, opts)

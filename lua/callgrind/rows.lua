@@ -13,18 +13,10 @@
 -- the sorting and the threshold are the C core's (core.rows); this module adds the callers and
 -- callees of the rows a report prints.
 local core = require "callgrind.core"
+local names = require "callgrind.names"
+local query = require "callgrind.query"
 
 local rows = {}
-
-local function zeros(events)
-  local t = {}
-  for _, ev in ipairs(events) do t[ev] = 0 end
-  return t
-end
-
-local function add(into, events, cost_of)
-  for _, ev in ipairs(events) do into[ev] = into[ev] + cost_of(ev) end
-end
 
 --- Is `fn` called by another function with a positive count (and so costs what its callers
 --- spent in it)?
@@ -64,20 +56,12 @@ function rows.select(prof, events, sort, opts)
 end
 
 local function group_calls(entries, events, keyof, fields)
-  local index, list = {}, {}
+  local groups = query.groups(events)
   for _, e in ipairs(entries) do
-    local key = keyof(e)
-    local g = index[key]
-    if not g then
-      g = fields(e)
-      g.count, g.costs = 0, zeros(events)
-      index[key] = g
-      list[#list + 1] = g
-    end
-    g.count = g.count + e.count
-    add(g.costs, events, function(ev) return e:inclusive(ev) end)
+    local g, new = groups:add(keyof(e), function(ev) return e:inclusive(ev) end, e.count)
+    if new then for k, v in pairs(fields(e)) do g[k] = v end end
   end
-  return list
+  return groups.list
 end
 
 --- The callers of a row: { {file=, name=, object=, key=, count=, costs={ev=n}}, ... }, one per
@@ -97,7 +81,7 @@ function rows.callers(row, events)
     local caller = call.caller
     local file = row.merged and caller.file or call.file
     return { file = file, name = caller.name, object = caller.object,
-      key = (file ~= "" and file or "???") .. ":" .. caller.name }
+      key = names.file(file) .. ":" .. caller.name }
   end)
 end
 
@@ -116,7 +100,7 @@ function rows.callees(row, events)
   end, function(call)
     local callee = call.callee
     return { file = callee.file, name = callee.name, object = callee.object,
-      key = (callee.file ~= "" and callee.file or "???") .. ":" .. callee.name }
+      key = names.file(callee.file) .. ":" .. callee.name }
   end)
 end
 

@@ -11,6 +11,8 @@
 local webgrind = {}
 
 local core = require "callgrind.core"
+local query = require "callgrind.query"
+local writer = require "callgrind.writer"
 
 local VERSION = 7
 
@@ -44,9 +46,7 @@ end
 --- streamed by the core, then the header lines. Nothing is sent when a number does not fit.
 local function emit(prof, opts, put)
   opts = opts or {}
-  local ev = opts.event or prof:events()[1]
-  if not ev then error("the profile has no events", 3) end
-  ev = prof:event_info(ev).name
+  local ev = query.event(prof, opts.event, 3)
   local ok, err = core.write_webgrind(prof, put, ev)
   if not ok then return nil, err end
   return put(header_text(prof, ev))
@@ -68,30 +68,7 @@ end
 --- numbers do not fit leaves nothing behind.
 function webgrind.write(prof, path, opts)
   if type(path) ~= "string" then error("write_webgrind: a path expected", 2) end
-  local temporary = path .. ".tmp-" .. string.format("%08x", math.random(0, 0x7fffffff))
-  local f, open_error
-  local ok, err = emit(prof, opts, function(data)
-    if not f then
-      f, open_error = io.open(temporary, "wb")
-      if not f then return nil, open_error end
-    end
-    return f:write(data)
-  end)
-  if not f then
-    if open_error then return nil, open_error end
-    return nil, path .. ": " .. err
-  end
-  local closed, cerr = f:close()
-  if not ok or not closed then
-    os.remove(temporary)
-    return nil, tostring(err or cerr)
-  end
-  local renamed, rerr = os.rename(temporary, path)
-  if not renamed then
-    os.remove(temporary)
-    return nil, rerr
-  end
-  return true
+  return writer.to_path(path, function(put) return emit(prof, opts, put) end)
 end
 
 -- ---- reading ---------------------------------------------------------------------------------

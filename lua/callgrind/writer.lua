@@ -95,6 +95,40 @@ local function check_options(opts)
   return opts
 end
 
+--- Sends what `send(put)` produces to the file `path` through a temporary file beside it,
+--- renamed over `path` at the end. `send` calls `put(text)` (true, or nil and a message) and
+--- returns true, or nil and a message. The temporary file is made with the first text, so a
+--- `send` that fails before it writes anything leaves no file; one that fails later, or a
+--- failed close or rename, leaves none either. Returns true, or nil and a message.
+function writer.to_path(path, send)
+  local temporary = path .. ".tmp-" .. format("%08x", math.random(0, 0x7fffffff))
+  local f, open_error
+  local ok, err = send(function(text)
+    if not f then
+      f, open_error = io.open(temporary, "wb")
+      if not f then return nil, open_error end
+    end
+    return f:write(text)
+  end)
+  if open_error then return nil, open_error end
+  if not f then
+    if not ok then return nil, path .. ": " .. tostring(err) end
+    f, open_error = io.open(temporary, "wb") -- nothing was sent: an empty file
+    if not f then return nil, open_error end
+  end
+  local closed, cerr = f:close()
+  if not ok or not closed then
+    os.remove(temporary)
+    return nil, path .. ": " .. tostring(err or cerr)
+  end
+  local renamed, rerr = os.rename(temporary, path)
+  if not renamed then
+    os.remove(temporary)
+    return nil, rerr
+  end
+  return true
+end
+
 --- Writes `prof` to a path or an open file; returns true, or nil and a message.
 function writer.write(prof, target, opts)
   opts = check_options(opts)
@@ -104,21 +138,7 @@ function writer.write(prof, target, opts)
     if not ok then return nil, err end
     return true
   end
-  local temporary = target .. ".tmp-" .. format("%08x", math.random(0, 0x7fffffff))
-  local f, err = io.open(temporary, "wb")
-  if not f then return nil, err end
-  local ok, werr = emit(prof, opts, function(text) return f:write(text) end)
-  local closed, cerr = f:close()
-  if not ok or not closed then
-    os.remove(temporary)
-    return nil, temporary .. ": " .. tostring(werr or cerr)
-  end
-  local renamed, rerr = os.rename(temporary, target)
-  if not renamed then
-    os.remove(temporary)
-    return nil, rerr
-  end
-  return true
+  return writer.to_path(target, function(put) return emit(prof, opts, put) end)
 end
 
 --- The profile as a string in the Callgrind format.

@@ -4,34 +4,27 @@
 --
 -- Walks fn:lines(), fn:jumps(), fn:jumps_in(), fn:callees() and fn:callers() of that one function: the
 -- records of one function are the rows printed.
-local records = {}
+local query = require "callgrind.query"
 
-local function zero_costs(events)
-  local costs = {}
-  for _, ev in ipairs(events) do costs[ev] = 0 end
-  return costs
-end
+local records = {}
 
 -- Self costs and the first source position of every address (records of one address are
 -- summed: merged profiles may hold one per source file).
 local function instructions(fn, events)
-  local by_addr, addrs, without_addr = {}, {}, 0
+  local groups, addrs, without_addr = query.groups(events), {}, 0
   for record in fn:lines() do
     local addr = record.addr
     if addr == nil then
       without_addr = without_addr + 1
     else
-      local entry = by_addr[addr]
-      if not entry then
-        entry = { costs = zero_costs(events), file = record.file, line = record.line }
-        by_addr[addr] = entry
+      local entry, new = groups:add(addr, function(ev) return record:cost(ev) end)
+      if new then
+        entry.file, entry.line = record.file, record.line
         addrs[#addrs + 1] = addr
       end
-      local costs = entry.costs
-      for _, ev in ipairs(events) do costs[ev] = costs[ev] + record:cost(ev) end
     end
   end
-  return by_addr, addrs, without_addr
+  return groups.index, addrs, without_addr
 end
 
 local function jump_entry(jump)
@@ -63,23 +56,16 @@ local function calls_of(fn, events)
   for call in fn:callees() do
     local addr = call.addr
     if addr then
-      local list = by_addr[addr]
-      if not list then
-        list = {}
-        by_addr[addr] = list
+      local groups = by_addr[addr]
+      if not groups then
+        groups = query.groups(events, "inclusive")
+        by_addr[addr] = groups
       end
-      local entry
-      for _, existing in ipairs(list) do
-        if existing.callee == call.callee then entry = existing end
-      end
-      if not entry then
-        entry = { callee = call.callee, count = 0, inclusive = zero_costs(events) }
-        list[#list + 1] = entry
-      end
-      entry.count = entry.count + call.count
-      for _, ev in ipairs(events) do entry.inclusive[ev] = entry.inclusive[ev] + call:inclusive(ev) end
+      local entry, new = groups:add(call.callee, function(ev) return call:inclusive(ev) end, call.count)
+      if new then entry.callee = call.callee end
     end
   end
+  for addr, groups in pairs(by_addr) do by_addr[addr] = groups.list end
   local first = events[1]
   for _, list in pairs(by_addr) do
     table.sort(list, function(a, b)

@@ -1,6 +1,7 @@
 -- callgrind.command.calls: what `callers` and `callees` share — a function's calls, one line
 -- per call site, with counts and inclusive costs.
 local format = require "callgrind.format"
+local names = require "callgrind.names"
 local options = require "callgrind.command.options"
 
 local calls = {}
@@ -28,7 +29,7 @@ local function matching_functions(ctx, prof, fn_name)
 end
 
 local function where(file, line)
-  if file == nil or file == "" then file = "???" end
+  file = names.file(file)
   return line and (file .. ":" .. line) or file
 end
 
@@ -42,7 +43,7 @@ end
 local function heading(fn, event)
   local cycle = fn.cycle and (" " .. fn.cycle) or ""
   return ("%s%s (%s%s): self %s, inclusive %s %s, called %s time%s"):format(fn.name, cycle,
-    fn.file ~= "" and fn.file or "???", fn.object ~= "" and (", " .. fn.object) or "",
+    names.file(fn.file), fn.object ~= "" and (", " .. fn.object) or "",
     format.thousands(fn:self(event)), format.thousands(fn:inclusive(event)), event, format.thousands(fn.called),
     fn.called == 1 and "" or "s")
 end

@@ -1,6 +1,7 @@
 -- callgrind.command.top: the hottest functions of a profile by self and by inclusive cost,
 -- sized for one screen.
 local format = require "callgrind.format"
+local names = require "callgrind.names"
 local options = require "callgrind.command.options"
 local cli = require "callgrind.cli"
 
@@ -29,7 +30,7 @@ end
 
 local function label(fn)
   local name = fn.cycle and (fn.name .. " " .. fn.cycle) or fn.name
-  return string.format("%s  (%s)", name, fn.file ~= "" and fn.file or "???")
+  return string.format("%s  (%s)", name, names.file(fn.file))
 end
 
 local function listing(out, title, list, cost_of, total)
@@ -68,9 +69,9 @@ function top.run(args, ctx)
       function(fn) return fn:inclusive(event) end, total)
   end
   for _, cycle in ipairs(prof:cycles()) do
-    local names = {}
-    for i, fn in ipairs(cycle.members) do names[i] = fn.name end
-    out:line(string.format("%s (%d functions: %s): inclusive %s", cycle.name, #names, cli.shorten(names, MAX_MEMBERS),
+    local members = {}
+    for i, fn in ipairs(cycle.members) do members[i] = fn.name end
+    out:line(string.format("%s (%d functions: %s): inclusive %s", cycle.name, #members, cli.shorten(members, MAX_MEMBERS),
       format.thousands(cycle.inclusive[event])))
   end
 end

@@ -137,7 +137,7 @@ local function tooltip(frame, event, total, change, opts)
     format.thousands(self), share(frame.self, total))
   if frame.fn then
     local fn = frame.fn
-    local where = fn.file ~= "" and fn.file or "???"
+    local where = names.file(fn.file)
     if fn.object ~= "" then where = where .. " [" .. fn.object .. "]" end
     lines[#lines + 1] = where
   elseif frame.kind == "other" then

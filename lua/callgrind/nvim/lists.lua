@@ -4,6 +4,7 @@
 -- Each list takes a context: { prof =, event =, format =, total =, resolver = } and returns
 -- its title and its items ({filename =, lnum =, text =}; text only for unknown files).
 local format = require "callgrind.format"
+local names = require "callgrind.names"
 local functions = require "callgrind.nvim.functions"
 local marks = require "callgrind.nvim.marks"
 local resolve = require "callgrind.nvim.resolve"
@@ -102,7 +103,7 @@ function lists.callees(ctx, fn)
     local callee = call.callee
     local item = at(ctx, callee.file, functions.first_line(callee))
     item.text = ("%s → %s  %s  inclusive %s  from %s:%s"):format(fn.name, callee.name, calls_text(call.count),
-      cost(ctx, entry.cost), resolve.basename(call.file or "???"), format.integer(call.line or 0))
+      cost(ctx, entry.cost), resolve.basename(names.file(call.file)), format.integer(call.line or 0))
     items[i] = item
   end
   return ("callgrind: callees of %s (%s)"):format(fn.name, ctx.event), items

@@ -6,6 +6,8 @@
 -- file's directory, the current directory and each source directory; failing those, a relative
 -- name matches a path that ends with the same whole components ("src/x.c" matches
 -- "/home/u/p/src/x.c" but not "/home/u/p/mysrc/x.c") when it names no existing file.
+local names = require "callgrind.names"
+
 local uv = vim.uv or vim.loop
 
 local resolve = {}
@@ -14,9 +16,7 @@ local function is_absolute(path)
   return path:sub(1, 1) == "/"
 end
 
-local function is_unknown(name)
-  return name == "" or name == "???"
-end
+local is_unknown = names.is_unknown
 
 local function components(path)
   local parts = {}
