@@ -232,6 +232,29 @@ calls=4 1
 
 ---------------------------------------------------------------------------------------------
 
+describe("callgrind.dot as a module", function()
+  local prof = assert(callgrind.parse(EXTENDED, "extended"))
+
+  it("is the same table through callgrind and through require, with its functions", function()
+    assert.are.equal(dot, callgrind.dot)
+    assert.are.equal("table", type(callgrind.dot))
+    assert.are.equal("function", type(callgrind.dot.graph))
+    assert.are.equal("function", type(callgrind.dot.strip_name))
+    assert.are.equal("function", type(callgrind.dot.wrap_name))
+  end)
+
+  it("still draws the graph when called as a function, with or without options", function()
+    local graph = parse_dot(callgrind.dot(prof))
+    assert.are.same({ "func1", "48.78%", "(12.20%)", "1" .. TIMES }, graph.nodes[ids_by_name(graph).func1].lines)
+    assert.are.equal(dot.graph(prof, { colors = "bw" }), callgrind.dot(prof, { colors = "bw" }))
+    assert.are.equal(dot.graph(prof, { colors = "bw" }), dot(prof, { colors = "bw" }))
+    assert.are.equal(dot.graph(prof), callgrind.report.dot(prof))
+    local ok, err = pcall(callgrind.dot, prof, { nodes = 3 })
+    assert.is_false(ok)
+    assert.truthy(err:find("dot.graph: unknown option 'nodes'", 1, true), err)
+  end)
+end)
+
 describe("dot.graph on the extended example", function()
   local prof = assert(callgrind.parse(EXTENDED, "extended"))
 

@@ -68,15 +68,11 @@ local lazy = {
   webgrind = "callgrind.webgrind",
   flame = "callgrind.flame",
   names = "callgrind.names",
+  dot = "callgrind.dot", -- callable: callgrind.dot(prof, opts) is callgrind.dot.graph(prof, opts)
 }
 
 setmetatable(callgrind, {
   __index = function(t, key)
-    if key == "dot" then
-      local graph = require("callgrind.dot").graph
-      rawset(t, key, graph)
-      return graph
-    end
     local name = lazy[key]
     if not name then return nil end
     local module = require(name)

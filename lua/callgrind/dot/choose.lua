@@ -1,0 +1,160 @@
+-- callgrind.dot.choose: what a call graph draws. Functions above a share of the total become
+-- nodes, caller/callee pairs between nodes above another share become edges (their call sites
+-- summed), and the focus options keep what a root calls or what calls a leaf, the way gprof2dot
+-- prunes.
+local query = require "callgrind.query"
+
+local choose = {}
+
+local sort = table.sort
+
+local function by_id(a, b)
+  return a.id < b.id
+end
+
+--- The functions of a profile in id order.
+function choose.functions(prof)
+  local functions = {}
+  for fn in prof:functions() do functions[#functions + 1] = fn end
+  sort(functions, by_id)
+  return functions
+end
+
+--- The functions named by a focus option: a function object, a name (every function of that
+--- name), or a list of those; `what` names the option in errors. Returns a set.
+function choose.focus(option, what, functions)
+  local set, any = {}, false
+  local items = option
+  if type(option) ~= "table" then items = { option } end
+  for _, item in ipairs(items) do
+    if type(item) == "string" then
+      local found = false
+      for _, fn in ipairs(functions) do
+        if fn.name == item then
+          set[fn] = true
+          found = true
+        end
+      end
+      if not found then error(("dot.graph: %s: no function named '%s'"):format(what, item), 4) end
+    elseif type(item) == "userdata" then
+      set[item] = true
+    else
+      error(("dot.graph: %s must be a function, a name or a list of them, not a %s"):format(what,
+        type(item)), 4)
+    end
+    any = true
+  end
+  if not any then error(("dot.graph: %s names no function"):format(what), 4) end
+  return set
+end
+
+--- The nodes: every function whose inclusive cost reaches `threshold` percent of the total,
+--- and the focus functions (`g.root`, `g.leaf`) whatever their share. Sets `g.inclusive` (the
+--- cost of every function) and returns the set of nodes.
+function choose.nodes(g, threshold)
+  local inclusive, nodes = {}, {}
+  local root, leaf = g.root or {}, g.leaf or {}
+  for _, fn in ipairs(g.functions) do
+    local cost = g.event and fn:inclusive(g.event) or 0
+    inclusive[fn] = cost
+    if g.fraction(cost) * 100 >= threshold or root[fn] or leaf[fn] then nodes[fn] = true end
+  end
+  g.inclusive = inclusive
+  return nodes
+end
+
+-- A recursive call's cost is nested in its caller's: a share of it would overlap.
+local function is_recursive(edge)
+  local caller, callee = edge.caller, edge.callee
+  return caller == callee or (caller.cycle ~= nil and callee.cycle == caller.cycle)
+end
+
+--- One edge per caller/callee pair between nodes, { caller =, callee =, count =, cost =,
+--- recursive = }, kept when recursive or when its cost reaches `threshold` percent of the
+--- total; in the order of the functions, then of their first call.
+function choose.edges(g, nodes, threshold)
+  local events = { g.event }
+  local edges = {}
+  for _, fn in ipairs(g.functions) do
+    if nodes[fn] then
+      local groups = query.groups(events)
+      for call in fn:callees() do
+        local callee = call.callee
+        if nodes[callee] then
+          local edge, new = groups:add(callee, function(ev) return call:inclusive(ev) end, call.count)
+          if new then edge.caller, edge.callee = fn, callee end
+        end
+      end
+      for _, edge in ipairs(groups.list) do
+        edge.cost = g.event and edge.costs[g.event] or 0
+        edge.costs = nil
+        edge.recursive = is_recursive(edge)
+        if edge.recursive or g.fraction(edge.cost) * 100 >= threshold then edges[#edges + 1] = edge end
+      end
+    end
+  end
+  return edges
+end
+
+-- The nodes reachable from `from` along `edges` (`forward`: caller to callee).
+local function reach(from, edges, nodes, forward)
+  local next_of = {}
+  for _, edge in ipairs(edges) do
+    local a, b = edge.caller, edge.callee
+    if not forward then a, b = b, a end
+    local list = next_of[a]
+    if not list then
+      list = {}
+      next_of[a] = list
+    end
+    list[#list + 1] = b
+  end
+  local seen, stack = {}, {}
+  for fn in pairs(from) do
+    if nodes[fn] then
+      seen[fn] = true
+      stack[#stack + 1] = fn
+    end
+  end
+  while #stack > 0 do
+    local fn = stack[#stack]
+    stack[#stack] = nil
+    for _, other in ipairs(next_of[fn] or {}) do
+      if not seen[other] and nodes[other] then
+        seen[other] = true
+        stack[#stack + 1] = other
+      end
+    end
+  end
+  return seen
+end
+
+local function edges_between(edges, nodes)
+  local kept = {}
+  for _, edge in ipairs(edges) do
+    if nodes[edge.caller] and nodes[edge.callee] then kept[#kept + 1] = edge end
+  end
+  return kept
+end
+
+local function by_caller_then_callee(a, b)
+  if a.caller.id ~= b.caller.id then return a.caller.id < b.caller.id end
+  return a.callee.id < b.callee.id
+end
+
+--- The nodes and edges left by the focus sets `root` and `leaf` (either may be nil): from the
+--- root down, then from the leaf up. The edges come back sorted by caller and callee id.
+function choose.focused(nodes, edges, root, leaf)
+  if root then
+    nodes = reach(root, edges, nodes, true)
+    edges = edges_between(edges, nodes)
+  end
+  if leaf then
+    nodes = reach(leaf, edges, nodes, false)
+    edges = edges_between(edges, nodes)
+  end
+  sort(edges, by_caller_then_callee)
+  return nodes, edges
+end
+
+return choose
