@@ -3,6 +3,8 @@
 -- examples/callgraph.lua writes .dot and .svg files.
 local callgrind = require "callgrind"
 local dot = require "callgrind.dot"
+local fixtures = require "helpers.fixtures"
+local run = require "helpers.run"
 
 local SAMPLE = "examples/data/sample.callgrind.gz"
 local TIMES = "\195\151"
@@ -11,44 +13,15 @@ local unpack = table.unpack or unpack
 ---------------------------------------------------------------------------------------------
 -- Helpers
 
-local function exit_code(ok, how, code)
-  if type(ok) == "number" then -- Lua 5.1: the raw wait status
-    if ok > 255 then return math.floor(ok / 256) end
-    return ok
-  end
-  if ok == true then return 0 end
-  return code or 1
-end
+local read, write, shell_quote = fixtures.try_read, fixtures.write, run.quote
 
-local function run(command)
-  return exit_code(os.execute(command))
-end
-
-local has_dot = run("command -v dot >/dev/null 2>&1") == 0
-
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local text = f:read("*a")
-  f:close()
-  return text
-end
-
-local function write(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-end
-
-local function shell_quote(s)
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
+local has_dot = run.status("command -v dot >/dev/null 2>&1") == 0
 
 --- Renders DOT text with Graphviz: exit status, the SVG and what dot wrote on stderr.
 local function render(text)
   local base = os.tmpname()
   write(base .. ".dot", text)
-  local status = run(("dot -Tsvg -o %s %s 2>%s"):format(shell_quote(base .. ".svg"),
+  local status = run.status(("dot -Tsvg -o %s %s 2>%s"):format(shell_quote(base .. ".svg"),
     shell_quote(base .. ".dot"), shell_quote(base .. ".err")))
   local svg, err = read(base .. ".svg"), read(base .. ".err")
   os.remove(base .. ".dot")
@@ -176,28 +149,7 @@ end
 -- The format specification's extended example: main 820 = 100%, func1 400 = 48.78% (self 100
 -- = 12.20%), func2 700 = 85.37% (self 700); main -> func1 1x 400, main -> func2 3x 400,
 -- func1 -> func2 2x 300 = 36.59%.
-local EXTENDED = [[
-events: Instructions
-fl=file1.c
-fn=main
-16 20
-cfn=func1
-calls=1 50
-16 400
-cfi=file2.c
-cfn=func2
-calls=3 20
-16 400
-fn=func1
-51 100
-cfi=file2.c
-cfn=func2
-calls=2 20
-51 300
-fl=file2.c
-fn=func2
-20 700
-]]
+local EXTENDED = fixtures.EXTENDED
 
 -- a and b call each other (a cycle); leaf calls itself. Self costs 10 + 30 + 40 + 20 = 100.
 -- a costs 30 (nothing leaves the cycle from it), b 40 + 20 (its call to leaf) = 60,
@@ -671,23 +623,11 @@ describe("dot.graph on the sample profile", function()
 end)
 
 describe("examples/callgraph.lua", function()
-  -- the interpreter running the specs, and the module paths it uses
-  local interpreter = "lua5.4"
-  if arg then
-    local i = 0
-    while arg[i - 1] do i = i - 1 end
-    if i < 0 and arg[i] then interpreter = arg[i] end
-  end
-  local env = ("LUA_PATH=%s LUA_CPATH=%s "):format(shell_quote(package.path), shell_quote(package.cpath))
-
+  -- the script run by the interpreter running the specs, with the words of `args` as arguments
   local function callgraph(args)
-    local base = os.tmpname()
-    local status = run(("%s%s examples/callgraph.lua %s >%s 2>%s"):format(env, shell_quote(interpreter), args,
-      shell_quote(base .. ".out"), shell_quote(base .. ".err")))
-    local out, err = read(base .. ".out"), read(base .. ".err")
-    os.remove(base .. ".out")
-    os.remove(base .. ".err")
-    os.remove(base)
+    local words = {}
+    for word in args:gmatch("%S+") do words[#words + 1] = word end
+    local out, err, status = run.script("examples/callgraph.lua", words)
     return status, out, err
   end
 
@@ -702,7 +642,7 @@ describe("examples/callgraph.lua", function()
   it("writes OUTPUT.dot and renders OUTPUT.svg next to it", function()
     local base = os.tmpname()
     local status, out, err = callgraph(("--event=Ir --node-threshold=1 -e 0.5 --wrap=30 --colors gray %s %s")
-      :format(SAMPLE, shell_quote(base .. ".dot")))
+      :format(SAMPLE, base .. ".dot"))
     assert.are.equal(0, status, err)
     assert.are.equal("", out)
     local text = read(base .. ".dot")

@@ -30,6 +30,8 @@
 local callgrind = require "callgrind"
 local core = require "callgrind.core"
 local webgrind = require "callgrind.webgrind"
+local fixtures = require "helpers.fixtures"
+local run = require "helpers.run"
 local vg = require "helpers.valgrind"
 
 local SAMPLE = "examples/data/sample.callgrind.gz"
@@ -207,9 +209,7 @@ end
 ---------------------------------------------------------------------------------------------
 -- Files
 
-local function shell_quote(s)
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
+local shell_quote = run.quote
 
 --- A fresh empty directory and a function removing it with what it holds.
 local function temp_dir()
@@ -244,32 +244,7 @@ end
 -- Profiles written by hand
 
 -- The extended example of the Callgrind format specification.
-local EXTENDED = [[
-# callgrind format
-events: Instructions
-
-fl=file1.c
-fn=main
-16 20
-cfn=func1
-calls=1 50
-16 400
-cfl=file2.c
-cfn=func2
-calls=3 20
-16 400
-
-fn=func1
-51 100
-cfl=file2.c
-cfn=func2
-calls=2 20
-51 300
-
-fl=file2.c
-fn=func2
-20 700
-]]
+local EXTENDED = fixtures.EXTENDED
 
 -- Two events and the usual header lines.
 local TWO_EVENTS = [[

@@ -4,19 +4,11 @@
 --
 --   local browser = require "helpers.browser"
 --   local dom, log = browser.dump_dom("/tmp/page.html")
+local run = require "helpers.run"
+
 local browser = {}
 
-local function quote(s)
-  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
-end
-
-local function read_all(path)
-  local f = io.open(path, "rb")
-  if not f then return "" end
-  local text = f:read("*a")
-  f:close()
-  return text
-end
+local quote, read_all = run.quote, run.read_all
 
 local found
 --- Nil when chromium can be run, else why not.
@@ -51,8 +43,6 @@ function browser.dump_dom(path)
   }, " ")
   os.execute(command)
   local dom, log = read_all(out), read_all(err)
-  os.remove(out)
-  os.remove(err)
   os.execute("rm -rf " .. quote(profile_dir))
   return dom, log
 end

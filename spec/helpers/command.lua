@@ -11,16 +11,7 @@ local run = require "helpers.run"
 
 local command = {}
 
-local quote = run.quote
-
-local function read_all(path)
-  local f = io.open(path, "rb")
-  if not f then return "" end
-  local text = f:read("*a")
-  f:close()
-  os.remove(path)
-  return text
-end
+local quote, read_all = run.quote, run.read_all
 
 local function repository()
   local pipe = assert(io.popen("pwd"))

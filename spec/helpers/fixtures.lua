@@ -76,6 +76,36 @@ function fixtures.testdata_profiles(subdir)
   return list
 end
 
+--- The extended example of the Callgrind format specification: main 820 inclusive (self 20),
+--- func1 400 (self 100), func2 700; main calls func1 once (400) and func2 three times (400),
+--- func1 calls func2 twice (300). Several specs work out their numbers from it.
+fixtures.EXTENDED = [[
+# callgrind format
+events: Instructions
+
+fl=file1.c
+fn=main
+16 20
+cfn=func1
+calls=1 50
+16 400
+cfi=file2.c
+cfn=func2
+calls=3 20
+16 400
+
+fn=func1
+51 100
+cfi=file2.c
+cfn=func2
+calls=2 20
+51 300
+
+fl=file2.c
+fn=func2
+20 700
+]]
+
 --- Collects an iterator's values into a list.
 function fixtures.collect(iter)
   local list = {}

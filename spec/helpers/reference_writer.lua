@@ -2,6 +2,9 @@
 -- streaming writer (the core's, behind callgrind.writer) must match byte for byte. Records at
 -- the same position keep their order (lines, then calls, then jumps, each in the order the
 -- profile gives them), where the old table.sort left ties in no particular order.
+--
+-- Its header lines repeat callgrind.writer's on purpose: a reference that called the module's
+-- own code could not catch a change there, so it stays a copy that owes the module nothing.
 local writer = {}
 
 local concat, format = table.concat, string.format

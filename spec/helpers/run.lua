@@ -13,6 +13,7 @@ function run.interpreter()
   return "lua" .. _VERSION:match("%d+%.%d+")
 end
 
+--- The text of a file the helpers made for output ("" when there is none), and the file removed.
 local function read_all(path)
   local f = io.open(path, "rb")
   if not f then return "" end
@@ -20,6 +21,19 @@ local function read_all(path)
   f:close()
   os.remove(path)
   return text
+end
+run.read_all = read_all
+
+--- Runs a shell command; returns its exit status as a number on every Lua version.
+function run.status(command)
+  local ok, how, code = os.execute(command)
+  if type(ok) == "number" then -- Lua 5.1: the raw wait status
+    if ok > 255 then return math.floor(ok / 256) end
+    return ok
+  end
+  if ok == true then return 0 end
+  if how == "exit" then return code end
+  return code or 1
 end
 
 --- Runs `script` with `args` (a list); returns stdout, stderr and the exit status (a number).

@@ -14,15 +14,15 @@
 --
 -- Runs on Lua 5.1-5.4 and LuaJIT.
 
+local run = require "helpers.run"
+
 local M = {}
 
 ---------------------------------------------------------------------------
 -- Shell helpers
 ---------------------------------------------------------------------------
 
-local function quote(s)
-  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
-end
+local quote = run.quote
 M.quote = quote
 
 -- The tools run here (gcc, valgrind, callgrind_annotate) must not inherit a preloaded
