@@ -136,7 +136,7 @@ LUAROCKS     = $(if $(ARGPARSE),LUAROCKS_CONFIG="$(abspath $(BUILD))/luarocks-co
 # LuaJIT's wrapper runs the real luajit, not the link in $(JIT_PREFIX)
 ROCKS_VARS   = $(if $(filter jit,$(LUA_VERSION)),LUA_BINDIR="$(dir $(shell command -v luajit))")
 ROCK_FILES   := callgrind-scm-1.rockspec bin/callgrind $(wildcard lua/callgrind/*.lua lua/callgrind/*/*.lua \
-                  csrc/*.[ch] csrc/binding/*.[ch] doc/* completion/*)
+                  csrc/*.[ch] csrc/binding/*.[ch] doc/* man/* completion/*)
 PREFIX       ?= /usr/local
 
 # Writes the LuaRocks configuration and LuaJIT's prefix that $(LUAROCKS) uses.
@@ -154,7 +154,7 @@ endef
 install:
 	$(luarocks_setup)
 	$(LUAROCKS) make $(ROCKS_FLAGS) callgrind-scm-1.rockspec $(ROCKS_VARS)
-	install -D -m 644 doc/callgrind.1 $(DESTDIR)$(PREFIX)/share/man/man1/callgrind.1
+	install -D -m 644 man/callgrind.1 $(DESTDIR)$(PREFIX)/share/man/man1/callgrind.1
 	install -D -m 644 completion/callgrind.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/callgrind
 
 # The rock installed into a tree of its own, $(BUILD)/rock, from a copy of the sources (so that
@@ -165,7 +165,7 @@ $(ROCK_TREE)/bin/callgrind: $(ROCK_FILES)
 	$(luarocks_setup)
 	@rm -rf $(BUILD)/rock-src $(ROCK_TREE)
 	@mkdir -p $(BUILD)/rock-src
-	cp -R callgrind-scm-1.rockspec bin lua csrc doc completion examples plugin $(BUILD)/rock-src/
+	cp -R callgrind-scm-1.rockspec bin lua csrc doc man completion examples plugin $(BUILD)/rock-src/
 	cd $(BUILD)/rock-src && $(LUAROCKS) make --tree "$(abspath $(ROCK_TREE))" callgrind-scm-1.rockspec $(ROCKS_VARS) >../rock.log 2>&1 \
 	    || { cat ../rock.log; exit 1; }
 	@rm -rf $(BUILD)/rock-src

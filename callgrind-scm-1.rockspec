@@ -100,7 +100,7 @@ build = {
    install = {
       bin = { callgrind = "bin/callgrind" },
    },
-   copy_directories = { "examples", "plugin", "doc", "completion" },
+   copy_directories = { "examples", "plugin", "doc", "man", "completion" },
 }
 test = {
    type = "command",

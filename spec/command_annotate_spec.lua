@@ -113,10 +113,10 @@ end
 describe("the differences from callgrind_annotate", function()
   it("are listed in `callgrind help annotate` and in the man page, and each allowance below is one", function()
     local help = words(command.run { "help", "annotate" })
-    local man = words(man_text(fixtures.read("doc/callgrind.1")))
+    local man = words(man_text(fixtures.read("man/callgrind.1")))
     for _, item in ipairs(annotate.differences) do
       assert.truthy(help:find(words(item), 1, true), "not in the help: " .. item)
-      assert.truthy(man:find(words(item), 1, true), "not in doc/callgrind.1: " .. item .. "\n" .. man)
+      assert.truthy(man:find(words(item), 1, true), "not in man/callgrind.1: " .. item .. "\n" .. man)
     end
     for name, text in pairs(DOCUMENTED) do
       local found = false

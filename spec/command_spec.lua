@@ -81,7 +81,7 @@ describe("the installed callgrind command", function()
   end)
 
   it("has a man page that names every subcommand and every option", function()
-    local man = fixtures.read(REPOSITORY .. "doc/callgrind.1"):gsub("\\%-", "-")
+    local man = fixtures.read(REPOSITORY .. "man/callgrind.1"):gsub("\\%-", "-")
     local help = command.run { "--help" }
     local headings = {}
     for heading in man:gmatch("\n%.SS ([^\n]+)") do headings[#headings + 1] = heading end

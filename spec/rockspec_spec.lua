@@ -49,8 +49,8 @@ describe("callgrind-scm-1.rockspec", function()
     assert.same({ callgrind = "bin/callgrind" }, spec.build.install.bin)
     local copied = {}
     for _, d in ipairs(spec.build.copy_directories) do copied[d] = true end
-    assert.truthy(copied.doc and copied.completion)
-    assert.truthy(io.open("doc/callgrind.1")):close()
+    assert.truthy(copied.man and copied.completion)
+    assert.truthy(io.open("man/callgrind.1")):close()
     assert.truthy(io.open("completion/callgrind.bash")):close()
     assert.equal("#!/usr/bin/env lua\n", io.open("bin/callgrind"):read("*l") .. "\n")
   end)
