@@ -147,10 +147,11 @@ end
 local function notes_for(prof, fn, path, place, other_lines)
   local notes = {}
   if place.symbol == nil then
-    notes[#notes + 1] = "no symbol " .. fn.name .. " in the object: its addresses are checked against the instructions only"
+    notes[#notes + 1] = "no symbol " .. fn.name
+      .. " in the object: its addresses are checked against the instructions only"
   elseif place.plan.outside > 0 then
-    notes[#notes + 1] = string.format("%d of the profile's addresses of %s lie outside its symbol (code it jumps or falls"
-      .. " into, which valgrind counts as the function's)", place.plan.outside, fn.name)
+    notes[#notes + 1] = string.format("%d of the profile's addresses of %s lie outside its symbol"
+      .. " (code it jumps or falls into, which valgrind counts as the function's)", place.plan.outside, fn.name)
   end
   local source = prof:sections()[1].source
   if source and tools.readable(source) and tools.newer(path, source) then
@@ -165,8 +166,8 @@ local function notes_for(prof, fn, path, place, other_lines)
 end
 
 local function failure(path, why)
-  return nil, string.format("%s is not the file that was profiled (rebuilt since?): %s. No costs are shown against its code.",
-    path, why), "mismatch"
+  return nil, string.format("%s is not the file that was profiled (rebuilt since?): %s."
+    .. " No costs are shown against its code.", path, why), "mismatch"
 end
 
 -- What the profile holds about the function's instructions (records.collect), once the

@@ -39,8 +39,9 @@ dot.strip_name = names.strip
 --- A name cut into lines of about `width` characters (names.wrap).
 dot.wrap_name = names.wrap
 
----------------------------------------------------------------------------------------------
+---------------------------------------------------------------------------
 -- Options
+---------------------------------------------------------------------------
 
 local function check_options(opts)
   if opts == nil then return {} end
@@ -95,8 +96,9 @@ local function settings(prof, opts)
   return g
 end
 
----------------------------------------------------------------------------------------------
+---------------------------------------------------------------------------
 -- The text
+---------------------------------------------------------------------------
 
 local function add(g, line)
   g.out[#g.out + 1] = line
@@ -214,7 +216,8 @@ local function empty_note(g)
   else
     why = ("no function reaches %s%% of the total"):format(tostring(g.node_threshold))
   end
-  add(g, "  " .. quote("empty") .. " " .. text.attributes { "shape", "plaintext", "style", "solid", "label", why } .. ";")
+  local attrs = text.attributes { "shape", "plaintext", "style", "solid", "label", why }
+  add(g, "  " .. quote("empty") .. " " .. attrs .. ";")
 end
 
 local function nodes(g)
@@ -271,17 +274,18 @@ local function edges(g)
   end
 end
 
----------------------------------------------------------------------------------------------
+---------------------------------------------------------------------------
 -- The graph
+---------------------------------------------------------------------------
 
 --- The DOT text of the call graph of `prof`.
--- opts.event: name or index (default the first event); opts.node_threshold: percent of the
--- total inclusive cost a function needs to be drawn (default 0.5); opts.edge_threshold: the same
--- for a caller/callee pair (default 0.1); opts.root / opts.leaf: a function, a name or a list of
--- them: only what they call / what calls them, transitively; opts.strip: C++ names without
--- arguments and template arguments; opts.wrap: true (about 40 characters) or a width;
--- opts.colors: "color" (default), "gray" or "bw"; opts.show_self (default true): the self share
--- under the inclusive one; opts.title: a caption at the top.
+--- opts.event: name or index (default the first event); opts.node_threshold: percent of the
+--- total inclusive cost a function needs to be drawn (default 0.5); opts.edge_threshold: the same
+--- for a caller/callee pair (default 0.1); opts.root / opts.leaf: a function, a name or a list of
+--- them: only what they call / what calls them, transitively; opts.strip: C++ names without
+--- arguments and template arguments; opts.wrap: true (about 40 characters) or a width;
+--- opts.colors: "color" (default), "gray" or "bw"; opts.show_self (default true): the self share
+--- under the inclusive one; opts.title: a caption at the top.
 function dot.graph(prof, opts)
   local g = settings(prof, check_options(opts))
   local chosen = choose.nodes(g, g.node_threshold)
@@ -296,8 +300,8 @@ function dot.graph(prof, opts)
 end
 
 -- dot(prof, opts), as callgrind.dot(prof, opts) was called when it was a function.
-return setmetatable(dot, {
-  __call = function(_, prof, opts)
-    return dot.graph(prof, opts)
-  end,
+setmetatable(dot, {
+  __call = function(_, prof, opts) return dot.graph(prof, opts) end,
 })
+
+return dot

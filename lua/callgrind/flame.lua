@@ -41,7 +41,7 @@ local function is_profile(value)
   return ok and type(method) == "function"
 end
 
---- The profiles to draw: one, or a list of them (threads, each under a root of its own).
+-- The profiles to draw: one, or a list of them (threads, each under a root of its own).
 local function profile_list(what, prof)
   if is_profile(prof) then return { prof }, false end
   if type(prof) ~= "table" or #prof == 0 then fail(what, "a profile or a list of profiles expected") end
@@ -92,7 +92,7 @@ local function check_options(what, opts)
   return opts
 end
 
---- The event's name, the same in every profile of the list.
+-- The event's name, the same in every profile of the list.
 local function event_of(what, profiles, ev)
   local ok, name = pcall(query.event, profiles[1], ev)
   if not ok then fail(what, tostring(name):gsub("^.-: ", "")) end
@@ -102,7 +102,7 @@ local function event_of(what, profiles, ev)
   return name
 end
 
---- A root label for each profile of a list: opts.labels, else "thread N" from the sections.
+-- A root label for each profile of a list: opts.labels, else "thread N" from the sections.
 local function labels_of(what, profiles, opts)
   local labels = {}
   for i, p in ipairs(profiles) do
@@ -121,7 +121,7 @@ local function labels_of(what, profiles, opts)
   return labels
 end
 
---- Options for core.flame: min_share as a share of 1.
+-- Options for core.flame: min_share as a share of 1.
 local function core_options(opts, event, min_share)
   return {
     event = event,
@@ -131,8 +131,8 @@ local function core_options(opts, event, min_share)
   }
 end
 
---- Function objects named by a focus or mark option: a function, a name (every function of
---- that name) or a list of them. Returns a set, or nil for nil.
+-- Function objects named by a focus or mark option: a function, a name (every function of
+-- that name) or a list of them. Returns a set, or nil for nil.
 local function function_set(what, key, option, profiles)
   if option == nil then return nil end
   local items = (type(option) == "table") and option or { option }
@@ -196,8 +196,8 @@ function flame.folded(prof, opts)
   return table.concat(parts)
 end
 
---- The smallest share worth walking for a picture: frames narrower than `min_width` pixels
---- are not drawn, so what is smaller folds into [other] frames.
+-- The smallest share worth walking for a picture: frames narrower than `min_width` pixels
+-- are not drawn, so what is smaller folds into [other] frames.
 local function picture_share(opts)
   return svg.smallest_share(opts.width, opts.min_width)
 end

@@ -3,18 +3,18 @@
 -- lacks that Lua's functions), its version, whether it is older than the C sources beside it,
 -- and whether Graphviz's `dot` is there to draw the graphs of callgrind.dot. Neovim only; the
 -- file loads anywhere (it touches `vim` only when check() runs).
-local M = {}
+local health = {}
 
 -- Neovim 0.7 has require("health") with report_*; 0.9 adds vim.health.start, ok, ...; 0.10
 -- deprecates report_*.
 local function reporter()
-  local health = vim.health or require "health"
+  local api = vim.health or require "health"
   return {
-    start = health.start or health.report_start,
-    ok = health.ok or health.report_ok,
-    info = health.info or health.report_info,
-    warn = health.warn or health.report_warn,
-    error = health.error or health.report_error,
+    start = api.start or api.report_start,
+    ok = api.ok or api.report_ok,
+    info = api.info or api.report_info,
+    warn = api.warn or api.report_warn,
+    error = api.error or api.report_error,
   }
 end
 
@@ -42,9 +42,7 @@ end
 -- Whether the module at `path` loads into this Lua; on failure the message to report.
 local function loads(path)
   local open, err = package.loadlib(path, "luaopen_callgrind_core")
-  if open then
-    return true
-  end
+  if open then return true end
   local symbol = tostring(err):match("undefined symbol: (luaL?_[%w_]+)")
   if symbol then
     return false, ("%s was built for another Lua than Neovim's %s: it needs %s, which %s lacks"):format(path,
@@ -63,16 +61,12 @@ end
 -- core.so beside PLUGIN/csrc), or nil when it does not lie in one.
 local function newest_source(path)
   local root = path:match("^(.*)/lua/callgrind/core%.so$")
-  if not root then
-    return nil
-  end
+  if not root then return nil end
   local newest, newest_time
   for _, pattern in ipairs({ "csrc/*.[ch]", "csrc/*/*.[ch]" }) do
     for _, file in ipairs(vim.fn.glob(root .. "/" .. pattern, true, true)) do
       local time = mtime(file)
-      if time and (not newest_time or time > newest_time) then
-        newest, newest_time = file, time
-      end
+      if time and (not newest_time or time > newest_time) then newest, newest_time = file, time end
     end
   end
   return newest, newest_time
@@ -127,7 +121,7 @@ local function check_graphviz(report)
 end
 
 --- Run by :checkhealth callgrind.
-function M.check()
+function health.check()
   local report = reporter()
   report.start("callgrind: the profile reader")
   check_module(report)
@@ -135,4 +129,4 @@ function M.check()
   check_graphviz(report)
 end
 
-return M
+return health

@@ -26,17 +26,17 @@ profile_methods.write = writer.write
 profile_methods.write_webgrind = webgrind.write
 
 --- Loads a profile from a path, or several into one model from a list of paths.
--- Returns the profile, or nil, "FILE:LINE: message", kind.
--- opts.strict (default true): false skips malformed lines with a warning.
--- opts.progress(done_bytes, total_bytes): called a bounded number of times; return false to stop.
+--- Returns the profile, or nil, "FILE:LINE: message", kind.
+--- opts.strict (default true): false skips malformed lines with a warning.
+--- opts.progress(done_bytes, total_bytes): called a bounded number of times; return false to stop.
 function callgrind.load(path, opts)
   return core.load(path, opts)
 end
 
 --- Starts loading in a native thread and returns a handle at once (or nil, message, kind).
--- handle:poll() returns "loading", done_bytes, total_bytes while the load runs, then what load
--- returns; handle:wait() blocks until the end; handle:cancel() stops it and frees what it built.
--- Same options as load, but for progress: poll the handle instead.
+--- handle:poll() returns "loading", done_bytes, total_bytes while the load runs, then what load
+--- returns; handle:wait() blocks until the end; handle:cancel() stops it and frees what it built.
+--- Same options as load, but for progress: poll the handle instead.
 function callgrind.load_async(path, opts)
   return core.load_async(path, opts)
 end

@@ -27,7 +27,7 @@ local function is_cont(b)
   return b and b >= 0x80 and b <= 0xBF
 end
 
---- Length in bytes of the valid UTF-8 sequence at `i`, or nil when the byte there starts none.
+-- Length in bytes of the valid UTF-8 sequence at `i`, or nil when the byte there starts none.
 local function sequence_length(s, i)
   local b1, b2, b3, b4 = byte(s, i, i + 3)
   if b1 < 0x80 then return 1 end
@@ -94,7 +94,7 @@ end
 
 --- A C++ name without its argument lists, template arguments and trailing qualifiers, like
 --- gprof2dot --strip: "std::vector<int>::push_back(int const&) const" -> "std::vector::push_back".
--- Operator names and "(anonymous namespace)" survive; a name that would vanish is kept whole.
+--- Operator names and "(anonymous namespace)" survive; a name that would vanish is kept whole.
 function names.strip(name)
   local s = name
   local marked = not s:find("[\1\2]")
@@ -143,8 +143,8 @@ local function tokens_of(s)
   return tokens
 end
 
---- Splits a token wider than `width` characters into pieces of `width` (never inside a UTF-8
---- sequence).
+-- Splits a token wider than `width` characters into pieces of `width` (never inside a UTF-8
+-- sequence).
 local function hard_split(token, width)
   local pieces, current, count = {}, {}, 0
   for ch in token:gmatch("[%z\1-\127\192-\255][\128-\191]*") do

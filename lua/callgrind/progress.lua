@@ -13,11 +13,11 @@ local function stderr_is_terminal()
 end
 
 --- A callback for the `progress` option of callgrind.load.
--- opts.min_bytes (default 4 MiB): smaller inputs draw nothing; opts.delay (default 0): seconds
--- of processor time from the first call before the bar appears, so that quick loads draw
--- nothing; opts.width (default 40); opts.out (default io.stderr); opts.terminal: whether to
--- draw, instead of asking whether stderr is a terminal; opts.clock (default os.clock): the
--- clock the delay is measured with.
+--- opts.min_bytes (default 4 MiB): smaller inputs draw nothing; opts.delay (default 0): seconds
+--- of processor time from the first call before the bar appears, so that quick loads draw
+--- nothing; opts.width (default 40); opts.out (default io.stderr); opts.terminal: whether to
+--- draw, instead of asking whether stderr is a terminal; opts.clock (default os.clock): the
+--- clock the delay is measured with.
 function progress.bar(opts)
   opts = opts or {}
   local min_bytes = opts.min_bytes or 4 * 1024 * 1024

@@ -113,8 +113,8 @@ local function by_cost_then_name(a, b)
 end
 
 --- The hottest functions: a list of function objects sorted by decreasing cost.
--- opts.event (default the first), opts.inclusive (sort by inclusive cost), opts.limit,
--- opts.threshold (percent of the total to cover, like callgrind_annotate), opts.filter.
+--- opts.event (default the first), opts.inclusive (sort by inclusive cost), opts.limit,
+--- opts.threshold (percent of the total to cover, like callgrind_annotate), opts.filter.
 function query.top(prof, opts)
   opts = opts or {}
   local ev = query.event(prof, opts.event)

@@ -22,7 +22,7 @@ local function analysis_options(opts, what)
 end
 
 --- The sum of several profiles (threads of a run, several runs): a new profile.
--- opts.cycles: false for no cycle detection (default: as the profiles were loaded).
+--- opts.cycles: false for no cycle detection (default: as the profiles were loaded).
 function transform.merge(profiles, opts)
   if type(profiles) ~= "table" or #profiles == 0 then error("merge: a list of profiles expected", 2) end
   for i, p in ipairs(profiles) do check_profile(p, "merge: item " .. i) end
@@ -40,10 +40,10 @@ end
 --- A new profile with some functions only; the others are folded into one function named
 --- opts.dropped_name (default "(dropped functions)"), so that no cost is lost: the totals stay
 --- and so do the inclusive costs of the kept functions.
--- opts.keep: a filter (Lua patterns {name=, file=, object=}, or a predicate) of functions to
--- keep; opts.drop: a filter of functions to drop; opts.threshold: drop functions whose cost is
--- below that percentage of the total, by opts.event (default the first) and opts.by ("inclusive",
--- the default, or "self"); opts.cycles as for merge.
+--- opts.keep: a filter (Lua patterns {name=, file=, object=}, or a predicate) of functions to
+--- keep; opts.drop: a filter of functions to drop; opts.threshold: drop functions whose cost is
+--- below that percentage of the total, by opts.event (default the first) and opts.by ("inclusive",
+--- the default, or "self"); opts.cycles as for merge.
 function transform.select(prof, opts)
   check_profile(prof, "select")
   opts = opts or {}

@@ -8,11 +8,11 @@
 --   header lines ("key: value\n") to the end.
 -- One event is written (the first, or opts.event). Numbers must fit in 32 bits: a cost that does
 -- not is an error naming the function, never a wrapped value.
-local webgrind = {}
-
 local core = require "callgrind.core"
 local query = require "callgrind.query"
 local writer = require "callgrind.writer"
+
+local webgrind = {}
 
 local VERSION = 7
 
@@ -42,8 +42,8 @@ local function header_text(prof, ev)
   return table.concat(headers)
 end
 
---- Sends the preprocessed file to `put(data)` (true, or nil and a message): the functions
---- streamed by the core, then the header lines. Nothing is sent when a number does not fit.
+-- Sends the preprocessed file to `put(data)` (true, or nil and a message): the functions
+-- streamed by the core, then the header lines. Nothing is sent when a number does not fit.
 local function emit(prof, opts, put)
   opts = opts or {}
   local ev = query.event(prof, opts.event, 3)
@@ -71,7 +71,9 @@ function webgrind.write(prof, path, opts)
   return writer.to_path(path, function(put) return emit(prof, opts, put) end)
 end
 
--- ---- reading ---------------------------------------------------------------------------------
+---------------------------------------------------------------------------
+-- Reading
+---------------------------------------------------------------------------
 
 local function reader(data, name)
   local r = { pos = 1 }

@@ -8,16 +8,18 @@
 -- code under fi=/fe=, calls with counts, call sites, targets and inclusive costs, and jumps.
 -- Loading the output again gives the same numbers. Written to a path, the text goes to a
 -- temporary file beside it that is renamed at the end, so a failed write leaves no half file.
-local writer = {}
-
 local core = require "callgrind.core"
+
+local writer = {}
 
 local concat, format = table.concat, string.format
 
 -- The creator: line of what this module writes.
 local WRITER = "the callgrind Lua module " .. core._VERSION
 
--- ---- the file ------------------------------------------------------------------------------
+---------------------------------------------------------------------------
+-- The file
+---------------------------------------------------------------------------
 
 local HEADER_KEYS = { version = true, creator = true, pid = true, cmd = true, part = true,
   thread = true, desc = true }
@@ -71,8 +73,8 @@ local function columns_of(prof)
   return columns
 end
 
---- Sends the profile in the Callgrind format to `put(text)`, which returns true, or nil and a
---- message: the header from here, the function blocks streamed by the core, the totals.
+-- Sends the profile in the Callgrind format to `put(text)`, which returns true, or nil and a
+-- message: the header from here, the function blocks streamed by the core, the totals.
 local function emit(prof, opts, put)
   local events = prof:events()
   local head = {}

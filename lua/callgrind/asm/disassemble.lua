@@ -22,10 +22,10 @@ local function byte_count(bytes)
   return n
 end
 
--- Reads objdump's `-d -l` text: instruction lines ("  1159:\t0f b6 07 \tmovzbl ..."), and the
--- lines before them that give the source position ("/src/prog.c:12", with an optional
--- "(discriminator N)"). Symbol headers, function names ("count_words():") and section titles
--- are skipped.
+--- Reads objdump's `-d -l` text: instruction lines ("  1159:\t0f b6 07 \tmovzbl ..."), and the
+--- lines before them that give the source position ("/src/prog.c:12", with an optional
+--- "(discriminator N)"). Symbol headers, function names ("count_words():") and section titles
+--- are skipped.
 function disassemble.parse(text)
   local list = {}
   local file, line

@@ -14,8 +14,8 @@ callees '>'), and with --auto=yes the source files of the functions that make up
 threshold, every line with its cost and the calls it makes. Several FILEs are summed into
 one profile, as the threads and parts of a run are.]]
 
--- Every place where the output differs from callgrind_annotate 3.19's on purpose; the man page
--- lists the same.
+--- Every place where the output differs from callgrind_annotate 3.19's on purpose; the man page
+--- lists the same.
 annotate.differences = {
   "Recursion: the inclusive cost of a function calling itself, or in a cycle of mutual "
     .. "recursion, counts each nested call once (as KCachegrind does); callgrind_annotate adds "

@@ -1,2 +1,6 @@
 -- callgrind.command.callees: the calls a function makes (see callgrind.command.calls).
-return require("callgrind.command.calls").command("callees")
+local calls = require "callgrind.command.calls"
+
+local callees = calls.command("callees")
+
+return callees

@@ -1,2 +1,6 @@
 -- callgrind.command.callers: the calls made to a function (see callgrind.command.calls).
-return require("callgrind.command.calls").command("callers")
+local calls = require "callgrind.command.calls"
+
+local callers = calls.command("callers")
+
+return callers

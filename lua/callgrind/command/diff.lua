@@ -78,7 +78,8 @@ local function regressions(base, new, event, args)
   local entries = {}
   for key, a in pairs(after) do
     local b = before[key] and before[key].cost or 0
-    local share = math.max(base_total ~= 0 and 100 * b / base_total or 0, new_total ~= 0 and 100 * a.cost / new_total or 0)
+    local share = math.max(base_total ~= 0 and 100 * b / base_total or 0,
+      new_total ~= 0 and 100 * a.cost / new_total or 0)
     if share >= args.min and grew(b, a.cost, args.fail_above) then
       entries[#entries + 1] = { fn = a.fn, before = b, after = a.cost }
     end

@@ -39,7 +39,9 @@ local function sorted_functions(prof, event)
   return list
 end
 
--- ---- tsv and csv -----------------------------------------------------------------------------
+---------------------------------------------------------------------------
+-- TSV and CSV
+---------------------------------------------------------------------------
 
 -- A field of tab-separated values: tabs, newlines and backslashes escaped.
 local function tsv_field(s)
@@ -73,7 +75,9 @@ local function write_table(out, prof, events, list, separator, field)
   out:write(table.concat(lines, "\n"), "\n")
 end
 
--- ---- json -------------------------------------------------------------------------------------
+---------------------------------------------------------------------------
+-- JSON
+---------------------------------------------------------------------------
 
 local function costs_object(fn, kind, events)
   local members = {}

@@ -15,7 +15,7 @@ local command = {}
 
 local PROGRAM = "callgrind"
 
--- In the order `callgrind --help` lists them.
+--- In the order `callgrind --help` lists them.
 command.NAMES = { "annotate", "top", "functions", "callers", "callees", "diff", "merge", "select", "convert",
   "graph", "info" }
 

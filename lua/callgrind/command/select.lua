@@ -15,7 +15,9 @@ totals and the inclusive costs of the kept functions stay. Patterns are Lua patt
 
 local function lua_pattern(value)
   local ok, err = pcall(string.find, "", value)
-  if not ok then return nil, ("'%s' is not a valid Lua pattern: %s"):format(value, tostring(err):gsub("^.-:%d+: ", "")) end
+  if not ok then
+    return nil, ("'%s' is not a valid Lua pattern: %s"):format(value, tostring(err):gsub("^.-:%d+: ", ""))
+  end
   return value
 end
 

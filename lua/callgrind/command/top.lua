@@ -71,8 +71,8 @@ function top.run(args, ctx)
   for _, cycle in ipairs(prof:cycles()) do
     local members = {}
     for i, fn in ipairs(cycle.members) do members[i] = fn.name end
-    out:line(string.format("%s (%d functions: %s): inclusive %s", cycle.name, #members, cli.shorten(members, MAX_MEMBERS),
-      format.thousands(cycle.inclusive[event])))
+    out:line(string.format("%s (%d functions: %s): inclusive %s", cycle.name, #members,
+      cli.shorten(members, MAX_MEMBERS), format.thousands(cycle.inclusive[event])))
   end
 end
 

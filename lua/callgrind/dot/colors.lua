@@ -65,17 +65,11 @@ end
 --- The palettes by name: each a function(t) of a shaped share that gives red, green and blue.
 colors.palettes = {
   -- cold to hot: dark blue (hue 240 degrees), cyan, green, yellow, saturated red (hue 0)
-  color = function(t)
-    return hsl((2 / 3) * (1 - t), 0.8 + 0.2 * t, 0.3 + 0.2 * t)
-  end,
+  color = function(t) return hsl((2 / 3) * (1 - t), 0.8 + 0.2 * t, 0.3 + 0.2 * t) end,
   -- light grey to black
-  gray = function(t)
-    return hsl(0, 0, 0.9 - 0.85 * t)
-  end,
+  gray = function(t) return hsl(0, 0, 0.9 - 0.85 * t) end,
   -- black lines and text on white; the share shows in pen widths and font sizes
-  bw = function()
-    return 0, 0, 0
-  end,
+  bw = function() return 0, 0, 0 end,
 }
 colors.palettes.grey = colors.palettes.gray
 

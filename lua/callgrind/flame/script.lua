@@ -19,9 +19,9 @@ script.STYLE = [[
 .cgf-root .cgf-right { text-anchor: end; }
 ]]
 
--- The graph's geometry comes from the root's data attributes (data-width, data-pad, data-total,
--- data-fh, data-font); frames from their own (data-x: offset and data-t: cost, in cost units;
--- data-d: depth; data-l: the label when the text shown is not the whole of it).
+--- The graph's geometry comes from the root's data attributes (data-width, data-pad, data-total,
+--- data-fh, data-font); frames from their own (data-x: offset and data-t: cost, in cost units;
+--- data-d: depth; data-l: the label when the text shown is not the whole of it).
 script.CODE = [[
 (function () {
   "use strict";

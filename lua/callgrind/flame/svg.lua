@@ -30,7 +30,7 @@ local fmt = string.format
 
 local XML = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;", ["'"] = "&#39;" }
 
---- Text for XML: valid UTF-8 without control characters (names.clean), markup escaped.
+-- Text for XML: valid UTF-8 without control characters (names.clean), markup escaped.
 local function text(s)
   return (names.clean(s):gsub("[&<>\"']", XML))
 end
@@ -44,10 +44,11 @@ local function share(n, total)
   return fmt("%.2f%%", 100 * n / total)
 end
 
----------------------------------------------------------------------------------------------
+---------------------------------------------------------------------------
 -- Colours
+---------------------------------------------------------------------------
 
---- A hash of a string that is the same on every Lua (31-based, within 2^32).
+-- A hash of a string that is the same on every Lua (31-based, within 2^32).
 local function hash(s)
   local h = 0
   for i = 1, #s do h = (h * 31 + s:byte(i)) % 4294967296 end
@@ -64,8 +65,8 @@ local function hsl(h, s, l)
     floor(channel(4) * 255 + 0.5))
 end
 
---- A warm colour for a key (object, file or name): the hue from the key, small changes of
---- lightness from the function's name so that neighbours stand apart.
+-- A warm colour for a key (object, file or name): the hue from the key, small changes of
+-- lightness from the function's name so that neighbours stand apart.
 local function key_color(key, name)
   local h = hash(key)
   local hue = h % 50      -- red to orange-yellow, as flames go
@@ -85,8 +86,8 @@ local function frame_color(frame, colors)
   return key_color(key, fn.name)
 end
 
---- Red for a frame that costs more than in the base run, blue for less, light grey for the
---- same; stronger for bigger changes (a square root, so that small changes still show).
+-- Red for a frame that costs more than in the base run, blue for less, light grey for the
+-- same; stronger for bigger changes (a square root, so that small changes still show).
 local function change_color(change, largest)
   if change == 0 or largest == 0 then return "#eeeeee" end
   local t = math.sqrt(min(math.abs(change) / largest, 1))
@@ -95,10 +96,11 @@ local function change_color(change, largest)
   return fmt("#%02x%02xff", fade, fade)
 end
 
----------------------------------------------------------------------------------------------
+---------------------------------------------------------------------------
 -- Frames
+---------------------------------------------------------------------------
 
---- x offsets (in cost units) of every frame: children side by side from their parent's start.
+-- x offsets (in cost units) of every frame: children side by side from their parent's start.
 local function offsets(frames)
   local x, next_x, roots = {}, {}, 0
   for i, frame in ipairs(frames) do
@@ -114,7 +116,7 @@ local function offsets(frames)
   return x
 end
 
---- The label shown in a frame `width` pixels wide, and whether it is cut.
+-- The label shown in a frame `width` pixels wide, and whether it is cut.
 local function fit(label, width, font)
   local n = floor((width - 6) / (font * CHAR))
   if n < 3 then return "", true end
@@ -158,8 +160,8 @@ local function tooltip(frame, event, total, change, opts)
   return concat(lines, "\n")
 end
 
---- Which frames are drawn: those at least `min_width` pixels wide (a frame's children are never
---- wider). Returns the set, how many are left out and what the topmost of them cost.
+-- Which frames are drawn: those at least `min_width` pixels wide (a frame's children are never
+-- wider). Returns the set, how many are left out and what the topmost of them cost.
 local function drawn(frames, scale, min_width)
   local keep, left_out, left_cost = {}, 0, 0
   for i, frame in ipairs(frames) do
@@ -174,11 +176,12 @@ local function drawn(frames, scale, min_width)
   return keep, left_out, left_cost
 end
 
----------------------------------------------------------------------------------------------
+---------------------------------------------------------------------------
 -- The picture
+---------------------------------------------------------------------------
 
---- The share of the total that the frames of the marked functions hold (a frame inside another
---- marked frame counts once).
+-- The share of the total that the frames of the marked functions hold (a frame inside another
+-- marked frame counts once).
 local function marked_share(frames, marks)
   local sum, inside = 0, {}
   for i, frame in ipairs(frames) do

@@ -5,8 +5,8 @@ local core = require "callgrind.core"
 
 local tree = {}
 
---- The sum of two decimal strings of integers >= 0, exact whatever their size (Lua 5.1 and
---- LuaJIT hold integers beyond 2^53 only as text).
+-- The sum of two decimal strings of integers >= 0, exact whatever their size (Lua 5.1 and
+-- LuaJIT hold integers beyond 2^53 only as text).
 local function add_decimal(a, b)
   local out, carry = {}, 0
   local i, j = #a, #b
@@ -103,7 +103,7 @@ function tree.focus(t, set)
   return { event = t.event, total = total, total_exact = t.total_exact and total_exact or nil, frames = out }
 end
 
---- What a frame is, across two runs: a function by name, file and object, else its kind and name.
+-- What a frame is, across two runs: a function by name, file and object, else its kind and name.
 local function identity(frame)
   local fn = frame.fn
   if fn then return fn.name .. "\0" .. fn.file .. "\0" .. fn.object end

@@ -39,9 +39,7 @@ end
 
 --- The profile's names for a buffer's file ({} for special buffers and unnamed ones).
 function buffers.names_of(buf)
-  if vim.bo[buf].buftype ~= "" then
-    return {}
-  end
+  if vim.bo[buf].buftype ~= "" then return {} end
   return state.current.resolver:names_for(api.nvim_buf_get_name(buf))
 end
 
@@ -90,15 +88,11 @@ end
 function buffers.draw(buf)
   marks.clear(buf)
   local current = state.current
-  if not current or not api.nvim_buf_is_loaded(buf) then
-    return false
-  end
+  if not current or not api.nvim_buf_is_loaded(buf) then return false end
   current.drawn[buf] = state.revision
   local names = buffers.names_of(buf)
   current.annotated[buf] = #names > 0 or nil
-  if #names == 0 then
-    return false
-  end
+  if #names == 0 then return false end
   marks.draw(buf, summed_lines(names, current.event), view())
   return true
 end
@@ -129,9 +123,7 @@ end
 
 local function forget(args)
   local current = state.current
-  if current then
-    current.drawn[args.buf], current.annotated[args.buf] = nil, nil
-  end
+  if current then current.drawn[args.buf], current.annotated[args.buf] = nil, nil end
 end
 
 --- Creates the autocommands (group "callgrind") that draw buffers as they come.

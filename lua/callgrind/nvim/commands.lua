@@ -79,9 +79,7 @@ end
 
 --- Completion of :CallgrindEvent: the loaded profile's events, derived ones included.
 function commands.complete_event(prefix)
-  if not package.loaded["callgrind.nvim"] then
-    return {}
-  end
+  if not package.loaded["callgrind.nvim"] then return {} end
   return starting_with(prefix, plugin().events())
 end
 

@@ -29,18 +29,12 @@ function functions.first_line(fn)
     local n = record.line
     if (record.file or "") == own and n and n > 0 then
       own_lines[n] = true
-      if not lowest or n < lowest then
-        lowest = n
-      end
+      if not lowest or n < lowest then lowest = n end
       local addr = record.addr
-      if addr and (not lowest_addr or addr < lowest_addr) then
-        lowest_addr, addr_line = addr, n
-      end
+      if addr and (not lowest_addr or addr < lowest_addr) then lowest_addr, addr_line = addr, n end
     end
   end
-  if not lowest then
-    return nil
-  end
+  if not lowest then return nil end
   return entry_line(fn, own_lines) or addr_line or lowest
 end
 
@@ -83,9 +77,7 @@ function functions.at(spans, files, line, event)
         local width, cost = range.high - range.low, range.fn:self(event)
         local better = not best or width < best_width
           or (width == best_width and (cost > best_cost or (cost == best_cost and range.fn.name < best.name)))
-        if better then
-          best, best_width, best_cost = range.fn, width, cost
-        end
+        if better then best, best_width, best_cost = range.fn, width, cost end
       end
     end
   end

@@ -25,7 +25,7 @@ local watcher = require "callgrind.nvim.watcher"
 
 local api = vim.api
 
-local M = {}
+local nvim = {}
 
 local function notify(message, level)
   vim.notify("callgrind: " .. message, level or vim.log.levels.INFO)
@@ -48,13 +48,9 @@ local function choose_event(prof, previous)
   for _, ev in ipairs(prof:events(true)) do
     known[ev] = true
   end
-  if previous and known[previous] then
-    return previous
-  end
+  if previous and known[previous] then return previous end
   local configured = state.options.event
-  if configured and known[configured] then
-    return configured
-  end
+  if configured and known[configured] then return configured end
   return prof:events()[1]
 end
 
@@ -66,7 +62,7 @@ local function start_watching()
     local path = current.path
     current.watcher = watcher.start(path, state.options.poll_interval, function()
       if state.current and state.current.path == path then
-        M.load(path)
+        nvim.load(path)
       end
     end)
   end
@@ -122,12 +118,10 @@ end
 --- Starts loading a profile (default: the loaded one, again) in the background and returns
 --- true; the editor goes on meanwhile. When the load ends every buffer is drawn with it; on
 --- failure the error is notified and the previous profile stays. A load that cannot start
---- returns nil, message. M.wait() blocks until the load ends.
-function M.load(path)
+--- returns nil, message. nvim.wait() blocks until the load ends.
+function nvim.load(path)
   if path == nil then
-    if not state.current then
-      return no_profile()
-    end
+    if not state.current then return no_profile() end
     path = state.current.path
   end
   if type(path) ~= "string" or path == "" then
@@ -152,18 +146,16 @@ end
 
 --- Blocks until the running load (if any) ends; returns how the last load ended: true, or
 --- nil, message.
-function M.wait()
+function nvim.wait()
   loading.wait()
   local last = state.last_load
-  if not last then
-    return nil, "no profile was loaded"
-  end
+  if not last then return nil, "no profile was loaded" end
   return last[1], last[2]
 end
 
 --- Stops the running load; the profile shown before stays. Returns true, or nil, message
 --- (notified) when no load runs.
-function M.cancel()
+function nvim.cancel()
   local path = loading.cancel()
   if not path then
     local message = "no load is running"
@@ -175,12 +167,12 @@ function M.cancel()
 end
 
 --- "callgrind: loading NAME 45%" while a load runs, else "": for a statusline.
-function M.status()
+function nvim.status()
   return loading.status()
 end
 
 --- Removes every mark and sign, the autocommands and the watcher, and closes the profile.
-function M.clear()
+function nvim.clear()
   loading.cancel()
   buffers.clear_all()
   buffers.unwatch_buffers()
@@ -195,7 +187,7 @@ end
 
 --- Draws the costs into a buffer (default: the current one), replacing what was there.
 --- Returns true when the profile names the buffer's file.
-function M.render(buf)
+function nvim.render(buf)
   if buf == nil or buf == 0 then
     buf = api.nvim_get_current_buf()
   elseif type(buf) ~= "number" or not api.nvim_buf_is_valid(buf) then
@@ -210,14 +202,12 @@ end
 
 --- Shows another event (a raw or derived event of the profile). An event the profile does
 --- not have is notified and gives nil, message.
-function M.set_event(event)
+function nvim.set_event(event)
   if type(event) ~= "string" then
     error("callgrind: set_event expects an event name, got " .. type(event), 2)
   end
   local current = state.current
-  if not current then
-    return no_profile()
-  end
+  if not current then return no_profile() end
   local ok, info = pcall(current.prof.event_info, current.prof, event)
   if not ok then
     local message = ("unknown event '%s' (the profile has %s)"):format(event,
@@ -231,7 +221,7 @@ function M.set_event(event)
 end
 
 --- Shows numbers as "absolute" counts or as a "percent" of the event's total.
-function M.set_format(name)
+function nvim.set_format(name)
   if not config.is_format(name) then
     error("callgrind: set_format expects \"absolute\" or \"percent\", got " .. tostring(name), 2)
   end
@@ -243,7 +233,7 @@ function M.set_format(name)
 end
 
 --- The loaded profile's events, derived ones included ({} without a profile).
-function M.events()
+function nvim.events()
   return state.current and state.current.prof:events(true) or {}
 end
 
@@ -272,13 +262,11 @@ end
 
 --- Fills the quickfix list with the `n` (default: option `top`) functions of highest self
 --- cost. Returns the items.
-function M.top(n)
+function nvim.top(n)
   if n ~= nil and (type(n) ~= "number" or n < 1 or n % 1 ~= 0) then
     error("callgrind: top expects a count >= 1, got " .. tostring(n), 2)
   end
-  if not state.current then
-    return no_profile()
-  end
+  if not state.current then return no_profile() end
   return set_quickfix(lists.top(list_context(), n or state.options.top))
 end
 
@@ -291,9 +279,7 @@ local function function_under_cursor()
   if #names > 0 then
     current.spans = current.spans or functions.spans(current.prof)
     local fn = functions.at(current.spans, names, line, current.event)
-    if fn then
-      return fn
-    end
+    if fn then return fn end
   end
   local where = vim.fn.fnamemodify(api.nvim_buf_get_name(buf), ":t")
   local message
@@ -307,13 +293,9 @@ local function function_under_cursor()
 end
 
 local function call_list(make)
-  if not state.current then
-    return no_profile()
-  end
+  if not state.current then return no_profile() end
   local fn, message = function_under_cursor()
-  if not fn then
-    return nil, message
-  end
+  if not fn then return nil, message end
   local title, items = make(list_context(), fn)
   if #items == 0 then
     notify(title:gsub("^callgrind: ", "") .. ": none")
@@ -323,13 +305,13 @@ end
 
 --- Fills the quickfix list with the callers of the function under the cursor, at the call
 --- sites. Returns the items.
-function M.callers()
+function nvim.callers()
   return call_list(lists.callers)
 end
 
 --- Fills the quickfix list with the callees of the function under the cursor, at their
 --- first lines. Returns the items.
-function M.callees()
+function nvim.callees()
   return call_list(lists.callees)
 end
 
@@ -338,12 +320,10 @@ end
 ---------------------------------------------------------------------------
 
 --- Sets options (see :help callgrind-options) and draws again with them.
-function M.setup(opts)
+function nvim.setup(opts)
   local previous = state.options
   state.options = config.merge(previous, opts)
-  if opts and opts.format then
-    state.format = state.options.format
-  end
+  if opts and opts.format then state.format = state.options.format end
   marks.define()
   local current = state.current
   if current then
@@ -353,13 +333,13 @@ function M.setup(opts)
     end
     buffers.draw_all()
   end
-  return M
+  return nvim
 end
 
 --- A copy of the plugin's state: loaded, path, event, format, display, generation (successful
 --- loads so far), buffers (those the profile has costs for) and loading (the path being read
 --- in the background, or nil).
-function M.state()
+function nvim.state()
   local current, annotated = state.current, {}
   if current then
     for buf in pairs(current.annotated) do
@@ -381,4 +361,4 @@ function M.state()
   }
 end
 
-return M
+return nvim

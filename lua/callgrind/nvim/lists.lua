@@ -16,9 +16,7 @@ local function at(ctx, file, line)
   local item = {}
   if not resolve.is_unknown(file or "") then
     item.filename = ctx.resolver:locate(file) or file
-    if line and line > 0 then
-      item.lnum = line
-    end
+    if line and line > 0 then item.lnum = line end
   end
   return item
 end
@@ -64,12 +62,8 @@ local function sorted_calls(ctx, iterator, name_of)
     list[#list + 1] = { call = call, cost = call:inclusive(ctx.event), name = name_of(call) }
   end
   table.sort(list, function(a, b)
-    if a.cost ~= b.cost then
-      return a.cost > b.cost
-    end
-    if a.name ~= b.name then
-      return a.name < b.name
-    end
+    if a.cost ~= b.cost then return a.cost > b.cost end
+    if a.name ~= b.name then return a.name < b.name end
     return (a.call.line or 0) < (b.call.line or 0)
   end)
   return list
@@ -78,9 +72,7 @@ end
 --- The calls made to `fn`, at their call sites: "caller → fn  N calls  inclusive X".
 function lists.callers(ctx, fn)
   local items = {}
-  local calls = sorted_calls(ctx, fn:callers(), function(call)
-    return call.caller.name
-  end)
+  local calls = sorted_calls(ctx, fn:callers(), function(call) return call.caller.name end)
   for i, entry in ipairs(calls) do
     local call = entry.call
     local item = at(ctx, call.file, call.line)
@@ -95,9 +87,7 @@ end
 --- "fn → callee  N calls  inclusive X  from FILE:LINE" (the call site).
 function lists.callees(ctx, fn)
   local items = {}
-  local calls = sorted_calls(ctx, fn:callees(), function(call)
-    return call.callee.name
-  end)
+  local calls = sorted_calls(ctx, fn:callees(), function(call) return call.callee.name end)
   for i, entry in ipairs(calls) do
     local call = entry.call
     local callee = call.callee

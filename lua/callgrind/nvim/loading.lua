@@ -23,9 +23,7 @@ local function stop(job)
     job.timer:close()
     job.timer = nil
   end
-  if state.loading == job then
-    state.loading = nil
-  end
+  if state.loading == job then state.loading = nil end
   if job.shown then
     api.nvim_echo({ { "" } }, false, {})
   end
@@ -39,22 +37,16 @@ end
 -- Big files echo "callgrind: loading NAME 45%" as they go.
 local function show_progress(job, done, total)
   job.done, job.total = done, total
-  if not job.big or percent(job) == job.shown then
-    return
-  end
+  if not job.big or percent(job) == job.shown then return end
   job.shown = percent(job)
   api.nvim_echo({ { loading.status() } }, false, {})
   vim.cmd("redraw")
 end
 
 local function poll(job)
-  if state.loading ~= job then
-    return
-  end
+  if state.loading ~= job then return end
   local prof, done, total = job.handle:poll()
-  if prof == "loading" then
-    return show_progress(job, done, total)
-  end
+  if prof == "loading" then return show_progress(job, done, total) end
   return finish(job, prof, done)
 end
 
@@ -64,9 +56,7 @@ end
 function loading.start(callgrind, path, on_done)
   loading.cancel()
   local handle, err = callgrind.load_async(path)
-  if not handle then
-    return nil, err
-  end
+  if not handle then return nil, err end
   local stat = uv.fs_stat(path)
   local job = {
     handle = handle,
@@ -89,17 +79,13 @@ end
 --- nothing when no load runs.
 function loading.wait()
   local job = state.loading
-  if job then
-    return finish(job, job.handle:wait())
-  end
+  if job then return finish(job, job.handle:wait()) end
 end
 
 --- Stops the running load and frees what it built. Returns its path, or nil when none runs.
 function loading.cancel()
   local job = state.loading
-  if not job then
-    return nil
-  end
+  if not job then return nil end
   job.handle:cancel()
   stop(job)
   return job.path
@@ -108,9 +94,7 @@ end
 --- "callgrind: loading NAME 45%" while a load runs, else "": for a statusline.
 function loading.status()
   local job = state.loading
-  if not job then
-    return ""
-  end
+  if not job then return "" end
   return ("callgrind: loading %s %d%%"):format(job.name, percent(job))
 end
 

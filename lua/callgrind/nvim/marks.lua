@@ -34,18 +34,14 @@ end
 --- A cost as shown: "1,234" (absolute) or "0.12%" of `total` (percent; "n/a" for a zero total).
 function marks.cost_text(cost, total, number_format)
   if number_format == "percent" then
-    if total == 0 then
-      return "n/a"
-    end
+    if total == 0 then return "n/a" end
     return ("%.2f%%"):format(100 * cost / total)
   end
   return format.thousands(format.integer(cost))
 end
 
 local function share(cost, total)
-  if total == 0 then
-    return 0
-  end
+  if total == 0 then return 0 end
   return 100 * cost / total
 end
 
@@ -53,9 +49,7 @@ end
 local function heat_level(percent, heat)
   local level = 1
   for i, threshold in ipairs(heat) do
-    if percent >= threshold then
-      level = i + 1
-    end
+    if percent >= threshold then level = i + 1 end
   end
   return level
 end

@@ -37,16 +37,12 @@ end
 --- `path` with "//", "/./" and "dir/.." folded, without touching the file system.
 function resolve.normalize(path)
   local joined = table.concat(components(path), "/")
-  if is_absolute(path) then
-    return "/" .. joined
-  end
+  if is_absolute(path) then return "/" .. joined end
   return joined == "" and "." or joined
 end
 
 local function join(dir, name)
-  if dir:sub(-1) == "/" then
-    return dir .. name
-  end
+  if dir:sub(-1) == "/" then return dir .. name end
   return dir .. "/" .. name
 end
 
@@ -61,14 +57,10 @@ end
 
 -- Whether the components of `short` end `long`, whole components only.
 local function is_suffix(short, long)
-  if #short == 0 or #short > #long then
-    return false
-  end
+  if #short == 0 or #short > #long then return false end
   local offset = #long - #short
   for i, part in ipairs(short) do
-    if long[offset + i] ~= part then
-      return false
-    end
+    if long[offset + i] ~= part then return false end
   end
   return true
 end
@@ -102,7 +94,7 @@ function resolve.new(names, profile_path, source_dirs)
   return setmetatable({ by_base = by_base, profile_dir = profile_dir, source_dirs = source_dirs }, Resolver)
 end
 
--- The directories a relative name is tried in, in order.
+--- The directories a relative name is tried in, in order.
 function Resolver:directories()
   local dirs = { self.profile_dir, uv.cwd() }
   for _, dir in ipairs(self.source_dirs) do
@@ -111,19 +103,15 @@ function Resolver:directories()
   return dirs
 end
 
--- Whether a profile name stands for the file whose real path is `target`; and whether it
--- stands for some existing file at all (then it is not matched by suffix elsewhere).
+--- Whether a profile name stands for the file whose real path is `target`; and whether it
+--- stands for some existing file at all (then it is not matched by suffix elsewhere).
 function Resolver:names_file(name, target)
-  if is_absolute(name) then
-    return real_path(name) == target, true
-  end
+  if is_absolute(name) then return real_path(name) == target, true end
   local exists = false
   for _, dir in ipairs(self:directories()) do
     local candidate = join(dir, name)
     local real = uv.fs_realpath(candidate)
-    if (real or resolve.normalize(candidate)) == target then
-      return true, true
-    end
+    if (real or resolve.normalize(candidate)) == target then return true, true end
     exists = exists or real ~= nil
   end
   return false, exists
@@ -132,9 +120,7 @@ end
 --- The profile's names for the file at `path` (a buffer's name): those that name it exactly,
 --- or else the relative names that end its path with the most components. May be empty.
 function Resolver:names_for(path)
-  if path == "" then
-    return {}
-  end
+  if path == "" then return {} end
   local absolute = vim.fn.fnamemodify(path, ":p")
   local target = real_path(absolute)
   local seen, exact, suffix, best = {}, {}, {}, 0
@@ -149,9 +135,7 @@ function Resolver:names_for(path)
         elseif not exists then
           local parts = suffix_parts(name)
           if #parts >= best and (is_suffix(parts, path_parts[1]) or is_suffix(parts, path_parts[2])) then
-            if #parts > best then
-              suffix, best = {}, #parts
-            end
+            if #parts > best then suffix, best = {}, #parts end
             suffix[#suffix + 1] = name
           end
         end
@@ -179,17 +163,11 @@ end
 --- directory that holds a relative name, or a loaded buffer ending with it. nil when none is
 --- found, or for an unknown file ("???", "").
 function Resolver:locate(name)
-  if is_unknown(name) then
-    return nil
-  end
-  if is_absolute(name) then
-    return uv.fs_stat(name) and name or nil
-  end
+  if is_unknown(name) then return nil end
+  if is_absolute(name) then return uv.fs_stat(name) and name or nil end
   for _, dir in ipairs(self:directories()) do
     local candidate = join(dir, name)
-    if uv.fs_stat(candidate) then
-      return resolve.normalize(candidate)
-    end
+    if uv.fs_stat(candidate) then return resolve.normalize(candidate) end
   end
   return buffer_ending_with(name)
 end

@@ -4,7 +4,7 @@ local config = require "callgrind.nvim.config"
 
 local options = config.defaults()
 
-return {
+local state = {
   options = options,
   format = options.format, -- "absolute" or "percent"
   generation = 0, -- successful loads so far
@@ -17,3 +17,5 @@ return {
   -- How the last load ended: { true } or { nil, message }.
   last_load = nil,
 }
+
+return state

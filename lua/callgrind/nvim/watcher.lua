@@ -10,9 +10,7 @@ function watcher.start(path, interval, on_change)
   local poll = uv.new_fs_poll()
   poll:start(path, interval, function(err)
     -- a file being replaced is missing for a moment: its return is a change too
-    if err or pending then
-      return
-    end
+    if err or pending then return end
     pending = true
     vim.schedule(function()
       pending = false
