@@ -17,11 +17,7 @@ local load_chunk = loadstring or load
 local read = fixtures.try_read
 
 function nvim.execute(command)
-  local ok, how, code = os.execute(command)
-  if type(ok) == "number" then
-    return ok == 0 -- Lua 5.1
-  end
-  return ok == true and how == "exit" and code == 0
+  return run.status(command) == 0
 end
 local execute = nvim.execute
 

@@ -25,15 +25,7 @@ local oracle = {}
 
 local subdir = "thirdparty/oracle-callgrind_annotate-3.19/"
 
-local function read_or_nil(path)
-  local f = io.open(path, "rb")
-  if not f then
-    return nil
-  end
-  local text = f:read("*a")
-  f:close()
-  return text
-end
+local read_or_nil = fixtures.try_read
 
 --- Base path of the oracle files of a profile: "gprof2dot/bool.callgrind" ->
 --- ".../oracle-callgrind_annotate-3.19/gprof2dot__bool.callgrind".

@@ -14,6 +14,7 @@
 --
 -- Runs on Lua 5.1-5.4 and LuaJIT.
 
+local fixtures = require "helpers.fixtures"
 local run = require "helpers.run"
 
 local M = {}
@@ -32,24 +33,11 @@ local function tool(command)
   return "env -u LD_PRELOAD sh -c " .. quote(command)
 end
 
--- os.execute returns a number on 5.1 and (ok, "exit", code) on 5.2+.
 local function execute(command)
-  local a, _, c = os.execute(tool(command))
-  if type(a) == "number" then
-    return a == 0
-  end
-  return a == true and (c == nil or c == 0)
+  return run.status(tool(command)) == 0
 end
 
-local function read_file(path)
-  local fh = io.open(path, "rb")
-  if not fh then
-    return nil
-  end
-  local text = fh:read("*a")
-  fh:close()
-  return text
-end
+local read_file = fixtures.try_read
 M.read_file = read_file
 
 local function file_size(path)
