@@ -41,14 +41,7 @@ end
 
 -- A call whose caller can be reached again from its callee: a self-call, or a call
 -- between two members of one cycle.
-local function is_recursive(call)
-  local caller, callee = call.caller, call.callee
-  if caller == callee then
-    return true
-  end
-  local cycle = caller.cycle
-  return cycle ~= nil and cycle == callee.cycle
-end
+local is_recursive = query.is_recursive
 
 -- Orders call entries (or merged rows) by their costs in `events`, highest first, then by
 -- the callee's label; `label(entry)` gives that label.

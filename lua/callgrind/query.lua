@@ -34,6 +34,14 @@ function query.events(prof, value, default, level)
   return list
 end
 
+--- Whether a call (or anything with a caller and a callee) is recursive: a function calling
+--- itself, or a call between two members of one cycle. Its inclusive cost is then part of a
+--- cost already counted.
+function query.is_recursive(call)
+  local caller, callee = call.caller, call.callee
+  return caller == callee or (caller.cycle ~= nil and caller.cycle == callee.cycle)
+end
+
 --- Costs summed into groups: `g = query.groups(events[, field])` keeps a list `g.list` of
 --- groups in the order they were first added to and an index `g.index` by key.
 --- `g:add(key, cost_of[, count])` adds `cost_of(ev)` for each event to the group's

@@ -2,6 +2,7 @@
 -- per call site, with counts and inclusive costs.
 local format = require "callgrind.format"
 local names = require "callgrind.names"
+local query = require "callgrind.query"
 local options = require "callgrind.command.options"
 
 local calls = {}
@@ -33,12 +34,7 @@ local function where(file, line)
   return line and (file .. ":" .. line) or file
 end
 
--- A call between a function and itself, or between two members of one cycle: its cost is part
--- of a cost already counted.
-local function is_recursive(call)
-  if call.caller == call.callee then return true end
-  return call.caller.cycle ~= nil and call.caller.cycle == call.callee.cycle
-end
+local is_recursive = query.is_recursive
 
 local function heading(fn, event)
   local cycle = fn.cycle and (" " .. fn.cycle) or ""

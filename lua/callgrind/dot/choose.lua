@@ -63,12 +63,6 @@ function choose.nodes(g, threshold)
   return nodes
 end
 
--- A recursive call's cost is nested in its caller's: a share of it would overlap.
-local function is_recursive(edge)
-  local caller, callee = edge.caller, edge.callee
-  return caller == callee or (caller.cycle ~= nil and callee.cycle == caller.cycle)
-end
-
 --- One edge per caller/callee pair between nodes, { caller =, callee =, count =, cost =,
 --- recursive = }, kept when recursive or when its cost reaches `threshold` percent of the
 --- total; in the order of the functions, then of their first call.
@@ -88,7 +82,8 @@ function choose.edges(g, nodes, threshold)
       for _, edge in ipairs(groups.list) do
         edge.cost = g.event and edge.costs[g.event] or 0
         edge.costs = nil
-        edge.recursive = is_recursive(edge)
+        -- a recursive call's cost is nested in its caller's: a share of it would overlap
+        edge.recursive = query.is_recursive(edge)
         if edge.recursive or g.fraction(edge.cost) * 100 >= threshold then edges[#edges + 1] = edge end
       end
     end
