@@ -4,6 +4,7 @@
 local callgrind = require "callgrind"
 local annotate = require "callgrind.annotate"
 local vg = require "helpers.valgrind"
+local fixtures = require "helpers.fixtures"
 
 ---------------------------------------------------------------------------
 -- Reading annotated source text (ours and callgrind_annotate's)
@@ -174,13 +175,7 @@ local function files_from(contents)
   end, asked
 end
 
-local function numbered(prefix, count)
-  local lines = {}
-  for n = 1, count do
-    lines[n] = prefix .. " " .. n
-  end
-  return table.concat(lines, "\n") .. "\n"
-end
+local numbered = fixtures.numbered
 
 local function range(a, b)
   local list = {}

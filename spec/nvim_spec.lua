@@ -91,13 +91,7 @@ fn=0x1234
 0 9365
 ]]
 
-local function numbered(prefix, count)
-  local lines = {}
-  for n = 1, count do
-    lines[n] = prefix .. " " .. n
-  end
-  return table.concat(lines, "\n") .. "\n"
-end
+local numbered = fixtures.numbered
 
 local function profile_text(dir, util_line_11, main_calls_compute)
   local text = PROFILE:gsub("@T@", dir):gsub("@UTIL11@", util_line_11)

@@ -106,6 +106,13 @@ fn=func2
 20 700
 ]]
 
+--- A source file's text of `count` lines "PREFIX 1", "PREFIX 2", ..., each ended by a newline.
+function fixtures.numbered(prefix, count)
+  local lines = {}
+  for n = 1, count do lines[n] = prefix .. " " .. n end
+  return table.concat(lines, "\n") .. "\n"
+end
+
 --- Collects an iterator's values into a list.
 function fixtures.collect(iter)
   local list = {}
