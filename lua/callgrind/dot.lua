@@ -205,16 +205,16 @@ local function focus_set(option, what, functions)
           found = true
         end
       end
-      if not found then error(("dot.graph: %s: no function named '%s'"):format(what, item), 3) end
+      if not found then error(("dot.graph: %s: no function named '%s'"):format(what, item), 4) end
     elseif type(item) == "userdata" then
       set[item] = true
     else
       error(("dot.graph: %s must be a function, a name or a list of them, not a %s"):format(what,
-        type(item)), 3)
+        type(item)), 4)
     end
     any = true
   end
-  if not any then error(("dot.graph: %s names no function"):format(what), 3) end
+  if not any then error(("dot.graph: %s names no function"):format(what), 4) end
   return set
 end
 
@@ -259,6 +259,8 @@ local function filter_edges(edges, nodes)
   return kept
 end
 
+local draw -- the graph of a list of functions (below)
+
 local function check_options(opts)
   if opts == nil then return {} end
   if type(opts) ~= "table" then error("dot.graph: options must be a table", 3) end
@@ -291,7 +293,30 @@ end
 -- opts.colors: "color" (default), "gray" or "bw"; opts.show_self (default true): the self share
 -- under the inclusive one; opts.title: a caption at the top.
 function dot.graph(prof, opts)
+  return draw(prof, check_options(opts))
+end
+
+--- The DOT text of the graph around one function: `fn`, its callers and its callees, with the
+--- calls between them, whatever their share (thresholds 0 unless given). opts as dot.graph's.
+function dot.around(prof, fn, opts)
   opts = check_options(opts)
+  if type(fn) ~= "userdata" then error("dot.around: a function of the profile expected", 2) end
+  local seen, functions = { [fn] = true }, { fn }
+  local function add(other)
+    if not seen[other] then
+      seen[other] = true
+      functions[#functions + 1] = other
+    end
+  end
+  for call in fn:callers() do add(call.caller) end
+  for call in fn:callees() do add(call.callee) end
+  local o = { node_threshold = 0, edge_threshold = 0 }
+  for key, value in pairs(opts) do o[key] = value end
+  return draw(prof, o, functions)
+end
+
+-- The graph of `functions` (default every function of the profile).
+function draw(prof, opts, functions)
   local node_threshold = opts.node_threshold or 0.5
   local edge_threshold = opts.edge_threshold or 0.1
   local palette_name = opts.colors or "color"
@@ -303,8 +328,10 @@ function dot.graph(prof, opts)
   if event == nil then event = prof:events()[1] end
   local event_name = event ~= nil and prof:event_info(event).name or nil
 
-  local functions = {}
-  for fn in prof:functions() do functions[#functions + 1] = fn end
+  if not functions then
+    functions = {}
+    for fn in prof:functions() do functions[#functions + 1] = fn end
+  end
   sort(functions, function(a, b) return a.id < b.id end)
 
   local root_set = opts.root ~= nil and focus_set(opts.root, "root", functions) or nil

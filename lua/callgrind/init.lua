@@ -68,6 +68,8 @@ local lazy = {
   webgrind = "callgrind.webgrind",
   flame = "callgrind.flame",
   names = "callgrind.names",
+  html = "callgrind.html",
+  json = "callgrind.json",
 }
 
 setmetatable(callgrind, {
