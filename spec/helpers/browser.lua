@@ -38,21 +38,21 @@ function browser.required()
   return os.getenv("CALLGRIND_SPEC_REQUIRE_CHROMIUM") == "1"
 end
 
---- For a describe block: when chromium cannot run (or the suite runs under memcheck), adds one
---- test that is pending with the reason, or that fails when browser.required(), and returns
---- true (the block then adds nothing more).
+--- For a describe block (pass busted's `it` and `pending`): when chromium cannot run (or the
+--- suite runs under memcheck), adds one pending test that says why, or a failing one when
+--- browser.required(), and returns true (the block then adds nothing more).
 function browser.unavailable(it, pending)
   local missing = browser.missing()
   if not missing and os.getenv("CALLGRIND_SPEC_NO_VALGRIND") then
     -- under memcheck the whole suite runs inside valgrind: no browser there
-    it("runs outside memcheck", function() pending("skipped under memcheck") end)
+    pending("the browser specs are skipped under memcheck")
     return true
   end
   if not missing then return false end
   if browser.required() then
     it("needs chromium", function() error(missing .. "; CALLGRIND_SPEC_REQUIRE_CHROMIUM=1 requires it", 0) end)
   else
-    it("needs chromium", function() pending(missing) end)
+    pending(missing)
   end
   return true
 end
