@@ -106,7 +106,9 @@ local SCRIPT = [==[
     fact("Command", s.cmd);
     fact("Creator", s.creator);
     fact("PID", s.pid);
-    for (var k = 0; k < s.desc.length; k++) fact("", s.desc[k]);
+    // callgrind writes cache parameters as "I1 cache:" with nothing after when there is no
+    // cache simulation: those lines say nothing
+    fact("", s.desc.filter(function (d) { return !/:\s*$/.test(d); }).join("; "));
     var t = el("table"), tb = el("tbody");
     for (var i = 0; i < NE; i++) {
       var r = el("tr"); r.appendChild(el("td", null, E[i])); r.appendChild(el("td", "num", thousands(T[i])));
@@ -351,7 +353,7 @@ local SCRIPT = [==[
     function fact(k, v) { dl.appendChild(el("dt", null, k)); dl.appendChild(el("dd", null, v)); }
     fact("file", fileOf(i));
     fact("object", objectOf(i) || "-");
-    fact("called", thousands(F[i][3]) + " times");
+    fact("called", thousands(F[i][3]) + (F[i][3] === 1 ? " time" : " times"));
     for (var e = 0; e < NE; e++) fact(E[e], "self " + cost(F[i][4][e], e) + ", inclusive " + cost(F[i][5][e], e));
     info.appendChild(dl);
     var calls = $("sub-calls");
