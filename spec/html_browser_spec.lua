@@ -173,8 +173,14 @@ describe("the report page in chromium", function()
       document.querySelectorAll("#sub-source tr.hot").forEach(function (tr) { out.push("hot " + tr.getAttribute("data-line")); });
       document.querySelector('.subtabs button[data-sub="graph"]').click();
       out.push("fib's graph " + document.querySelectorAll("#sub-graph svg").length + " " + document.querySelector("#sub-graph").textContent);
-      window.callgrindReport.percent(true);
+      document.getElementById("percent").click();
       out.push("percent " + document.querySelector("#table tbody tr td").textContent);
+      out.push("still on fib " + !document.getElementById("function").classList.contains("hidden") + " " +
+        document.querySelector("#fn-info dd:last-child").textContent);
+      window.callgrindReport.tab("functions");
+      document.getElementById("percent").click();
+      out.push("numbers again " + document.querySelector("#table tbody tr td").textContent + " " +
+        document.getElementById("function").classList.contains("hidden"));
       out.push("flame " + window.callgrindReport.flame(0));
       out.push("flame tab " + !document.getElementById("flame").classList.contains("hidden"));
     ]])
@@ -217,6 +223,9 @@ describe("the report page in chromium", function()
     table.sort(marked)
     assert.same(hot, marked)
     assert.truthy(out:find("\npercent 37.37%\n", 1, true), out)
+    -- fib: self 18, inclusive 121,231 of 4,976,287
+    assert.truthy(out:find("\nstill on fib true self 0.00%, inclusive 2.44%\n", 1, true), out)
+    assert.truthy(out:find("\nnumbers again 1,859,688 true\n", 1, true), out)
     assert.truthy(out:find("\nflame true\nflame tab true", 1, true), out)
   end)
 

@@ -343,6 +343,15 @@ local SCRIPT = [==[
   }
 
   function showFunction(i) {
+    if (!render(i)) return false;
+    tab("function");
+    showSub(state.sub);
+    window.scrollTo(0, 0);
+    return true;
+  }
+
+  // the view of function i, drawn whatever tab is shown
+  function render(i) {
     if (!(i >= 0 && i < F.length)) return false;
     state.current = i;
     index();
@@ -362,9 +371,6 @@ local SCRIPT = [==[
     calls.appendChild(callTable("Callers", grouped(byCallee[i], 0), i, "callers"));
     calls.appendChild(callTable("Callees", grouped(byCaller[i], 1), i, "callees"));
     SUBS.forEach(function (s) { if (s !== "calls") $("sub-" + s).removeAttribute("data-fn"); });
-    tab("function");
-    showSub(state.sub);
-    window.scrollTo(0, 0);
     return true;
   }
 
@@ -429,7 +435,7 @@ local SCRIPT = [==[
   $("percent").addEventListener("change", function () {
     state.percent = $("percent").checked;
     draw();
-    if (state.current >= 0) { var i = state.current; state.current = -1; showFunction(i); if (!$("function").classList.contains("hidden")) return; }
+    if (state.current >= 0) { render(state.current); showSub(state.sub); }
   });
   $("all-label").appendChild(document.createTextNode(" show all " + thousands(D.rows) + " functions"));
   if (D.notes.flame) $("flame-note").textContent = "No flame graph: " + D.notes.flame;
@@ -443,7 +449,10 @@ local SCRIPT = [==[
   window.callgrindReport = { data: D, sortBy: sortBy, show: showFunction, flame: inFlame, tab: tab,
     filter: function (text) { $("filter").value = text; state.filter = text; state.limit = PAGE; draw(); },
     showAll: function (on) { $("all").checked = !!on; state.all = !!on; state.limit = PAGE; draw(); },
-    percent: function (on) { $("percent").checked = !!on; state.percent = !!on; draw(); } };
+    percent: function (on) {
+      $("percent").checked = !!on; state.percent = !!on; draw();
+      if (state.current >= 0) { render(state.current); showSub(state.sub); }
+    } };
 })();
 ]==]
 
