@@ -165,6 +165,15 @@ describe("the report page in chromium", function()
       });
       document.querySelector('.subtabs button[data-sub="graph"]').click();
       out.push("main's graph " + document.querySelectorAll("#sub-graph svg").length);
+      // a click on a node of the graph moves to its function
+      var node = Array.prototype.filter.call(document.querySelectorAll("#sub-graph g.node"), function (g) {
+        return g.querySelector("text").textContent === "__strcmp_avx2";
+      })[0];
+      if (node) {
+        node.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+        out.push("graph to " + document.getElementById("fn-name").textContent);
+        link.click();
+      }
       // on to a callee, then the source tab
       var callee = Array.prototype.filter.call(document.querySelectorAll("table.calls.callees a"), function (a) { return a.textContent === "fib"; })[0];
       callee.click();
@@ -202,7 +211,7 @@ describe("the report page in chromium", function()
     assert.truthy(out:find("\nthen fib\n", 1, true), out)
     local dot = os.execute("command -v dot >/dev/null 2>&1")
     if dot == true or dot == 0 then
-      assert.truthy(out:find("\nmain's graph 1\n", 1, true), out)
+      assert.truthy(out:find("\nmain's graph 1\ngraph to __strcmp_avx2\n", 1, true), out)
     end
     -- fib is not among the 50 hottest functions: its graph is not drawn, and the page says so
     assert.truthy(out:find("\nfib's graph 0 Call graphs are drawn for the 50 hottest functions only", 1, true), out)

@@ -188,6 +188,10 @@ describe("callgrind.html data", function()
     assert.equal(3, n)
     -- main's graph names its callees
     assert.truthy(d.graphs["0"]:find(">__strcat_avx2<", 1, true))
+    -- each node carries the page's index of its function, for a click to show it
+    local strcat = index_of(d, "__strcat_avx2")
+    assert.truthy(d.graphs["0"]:find('<g id="node%d+" class="node" data%-fn="' .. strcat .. '">\n<title>fn%d+</title>'),
+      d.graphs["0"]:sub(1, 800))
   end)
 
   it("rejects bad options", function()

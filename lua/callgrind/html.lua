@@ -410,8 +410,19 @@ local function build(prof, o)
       asm_texts, notes.asm = {}, why:gsub("\n$", "")
     end
   end
+  -- a node of a graph names its function by id ("fn12"): the page's index of it on the node
+  -- makes a click on it show the function
+  local by_id = {}
+  for fn, i in pairs(index_of) do by_id[fn.id] = i end
+  local function linked(svg)
+    return (svg:gsub('(<g id="node%d+" class="node")(>%s*<title>fn(%d+)</title>)', function(node, rest, id)
+      local i = by_id[tonumber(id)]
+      if not i then return nil end
+      return node .. ' data-fn="' .. i .. '"' .. rest
+    end))
+  end
   local graphs_json, asm_json = {}, {}
-  for k, v in pairs(graph_svgs) do graphs_json[tostring(k)] = v end
+  for k, v in pairs(graph_svgs) do graphs_json[tostring(k)] = linked(v) end
   for k, v in pairs(asm_texts) do asm_json[tostring(k)] = v end
 
   local totals = {}

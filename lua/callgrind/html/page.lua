@@ -56,6 +56,7 @@ table.src tr.hot td.ln { border-right: 3px solid var(--hotline); color: var(--ho
 table.src tr.call td { color: var(--dim); font-style: italic; }
 table.src tr.gap td { color: #98a1ad; }
 .graph svg { max-width: 100%; height: auto; }
+.graph g.node[data-fn] { cursor: pointer; }
 .recursive { color: var(--dim); font-size: 12px; }
 ]]
 
@@ -406,7 +407,7 @@ local SCRIPT = [==[
   }
 
   document.addEventListener("click", function (ev) {
-    var a = ev.target.closest ? ev.target.closest("a[data-fn]") : null;
+    var a = ev.target.closest ? ev.target.closest("a[data-fn], g.node[data-fn]") : null;
     if (!a) return;
     ev.preventDefault();
     var i = Number(a.getAttribute("data-fn"));
