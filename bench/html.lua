@@ -64,7 +64,7 @@ t0 = now()
 assert(callgrind.html.write(prof, page))
 t1 = now()
 local size = #read(page)
-say(("- page written in %.2f s (the data, 50 call graphs by one run of Graphviz, the flame graph): %.1f MB")
+say(("- page written in %.2f s (the data, 50 call graphs drawn by Graphviz, the flame graph): %.1f MB")
   :format(t1 - t0, size / 1e6))
 
 -- what makes up the page

@@ -205,6 +205,38 @@ describe("callgrind.html data", function()
   end)
 end)
 
+describe("dot.around, the graph of the function view", function()
+  local dot = require "callgrind.dot"
+  local prof = assert(callgrind.load(SAMPLE))
+
+  -- The names of the nodes of DOT text, and the number of arrows.
+  local function nodes(text)
+    local names = {}
+    for name in text:gmatch('\n  "fn%d+" %[label="([^\\"]+)') do names[#names + 1] = name end
+    table.sort(names)
+    return names, select(2, text:gsub('\n  "fn%d+" %-> "fn%d+"', ""))
+  end
+
+  it("draws a function, its callers and its callees, and the calls between them", function()
+    local names, arrows = nodes(dot.around(prof, prof:find("fib")))
+    assert.same({ "fib", "fib'2", "main" }, names)
+    assert.equal(3, arrows) -- main -> fib, fib -> fib'2, fib'2 -> fib'2
+    names = nodes(dot.around(prof, prof:find("main")))
+    assert.equal(1 + 1 + 8, #names)
+  end)
+
+  it("keeps the costliest `limit` of each side, and says how many it left out", function()
+    local text = dot.around(prof, prof:find("main"), { limit = 3 })
+    local names, arrows = nodes(text)
+    assert.same({ "(below main)", "__strcat_avx2", "__strcmp_avx2", "main", "qsort" }, names)
+    assert.equal(4, arrows)
+    assert.truthy(text:find('label="main: the 3 costliest callers and callees; 5 more not drawn"', 1, true), text)
+    assert.has_error(function() dot.around(prof, "main") end, "dot.around: a function of the profile expected")
+    assert.has_error(function() dot.around(prof, prof:find("main"), { limit = -1 }) end,
+      "dot.around: limit must be a number, 0 or more")
+  end)
+end)
+
 describe("callgrind.html page", function()
   local prof = assert(callgrind.load(SAMPLE))
 

@@ -296,22 +296,53 @@ function dot.graph(prof, opts)
   return draw(prof, check_options(opts))
 end
 
---- The DOT text of the graph around one function: `fn`, its callers and its callees, with the
---- calls between them, whatever their share (thresholds 0 unless given). opts as dot.graph's.
+--- The DOT text of the graph around one function: `fn`, its callers and its callees (the
+--- `limit` costliest of each, default 12), with the calls between them whatever their share
+--- (thresholds 0 unless given); the caption says how many were left out. Other options as
+--- dot.graph's.
 function dot.around(prof, fn, opts)
-  opts = check_options(opts)
+  if opts ~= nil and type(opts) ~= "table" then error("dot.around: options must be a table", 2) end
   if type(fn) ~= "userdata" then error("dot.around: a function of the profile expected", 2) end
+  local limit = opts and opts.limit or 12
+  if type(limit) ~= "number" or limit < 0 then error("dot.around: limit must be a number, 0 or more", 2) end
+  local o = { node_threshold = 0, edge_threshold = 0 }
+  for key, value in pairs(opts or {}) do
+    if key ~= "limit" then o[key] = value end
+  end
+  o = check_options(o)
+  local event = o.event
+  if event == nil then event = prof:events()[1] end
+  -- the neighbours of each side by the inclusive cost of their calls with fn
+  local function side(iterate, other_of)
+    local cost, list = {}, {}
+    for call in iterate(fn) do
+      local other = other_of(call)
+      if other ~= fn then
+        if not cost[other] then list[#list + 1] = other end
+        cost[other] = (cost[other] or 0) + (event ~= nil and call:inclusive(event) or 0)
+      end
+    end
+    sort(list, function(a, b)
+      if cost[a] ~= cost[b] then return cost[a] > cost[b] end
+      return a.id < b.id
+    end)
+    return list
+  end
+  local callers = side(fn.callers, function(call) return call.caller end)
+  local callees = side(fn.callees, function(call) return call.callee end)
   local seen, functions = { [fn] = true }, { fn }
-  local function add(other)
-    if not seen[other] then
-      seen[other] = true
-      functions[#functions + 1] = other
+  for _, list in ipairs { callers, callees } do
+    for i = 1, min(limit, #list) do
+      if not seen[list[i]] then
+        seen[list[i]] = true
+        functions[#functions + 1] = list[i]
+      end
     end
   end
-  for call in fn:callers() do add(call.caller) end
-  for call in fn:callees() do add(call.callee) end
-  local o = { node_threshold = 0, edge_threshold = 0 }
-  for key, value in pairs(opts) do o[key] = value end
+  local left = max(0, #callers - limit) + max(0, #callees - limit)
+  if left > 0 and o.title == nil then
+    o.title = ("%s: the %d costliest callers and callees; %d more not drawn"):format(clean(fn.name), limit, left)
+  end
   return draw(prof, o, functions)
 end
 

@@ -257,24 +257,33 @@ local function graphs(prof, list, events, program)
     return nil, "Graphviz's 'dot' was not installed when this page was made"
   end
   local dot = require "callgrind.dot"
-  local source, output = os.tmpname(), os.tmpname()
-  local f = assert(io.open(source, "wb"))
-  for _, item in ipairs(list) do
+  -- one run of Graphviz per graph, all from one shell: Graphviz 2.43 writes only the first of
+  -- several graphs of a file to -o, and can crash on a file of many graphs that it draws one
+  -- by one; each run bounded in time where coreutils' timeout is there (a dense graph can
+  -- take minutes)
+  local dir = os.tmpname()
+  os.remove(dir)
+  if not succeeded(os.execute("mkdir -m 700 " .. shell_quote(dir))) then
+    return nil, "no temporary directory for the call graphs"
+  end
+  for i, item in ipairs(list) do
+    local f = assert(io.open(("%s/g%d.dot"):format(dir, i), "wb"))
     f:write(dot.around(prof, item.fn, { event = events[1], strip = true, wrap = true }))
+    f:close()
   end
-  f:close()
-  -- standard output, not -o: Graphviz 2.43 writes only the first of several graphs to -o
-  local ok = succeeded(os.execute(("%s -Tsvg %s >%s 2>/dev/null"):format(shell_quote(program),
-    shell_quote(source), shell_quote(output))))
-  local text = read_path(output) or ""
-  os.remove(source)
-  os.remove(output)
-  if not ok then return nil, "Graphviz's 'dot' failed on the call graphs" end
-  local out, i = {}, 0
-  for svg in text:gmatch("<svg.-</svg>") do
-    i = i + 1
-    if list[i] then out[list[i].index] = svg end
+  local bounded = succeeded(os.execute("command -v timeout >/dev/null 2>&1")) and "timeout 60 " or ""
+  os.execute(("cd %s && for f in g*.dot; do %s%s -Tsvg \"$f\" >\"${f%%.dot}.svg\" 2>/dev/null; done"):format(
+    shell_quote(dir), bounded, shell_quote(program)))
+  local out, drawn = {}, 0
+  for i, item in ipairs(list) do
+    local svg = (read_path(("%s/g%d.svg"):format(dir, i)) or ""):match("<svg.-</svg>")
+    if svg then
+      out[item.index] = svg
+      drawn = drawn + 1
+    end
   end
+  os.execute("rm -rf " .. shell_quote(dir))
+  if drawn == 0 then return nil, "Graphviz's 'dot' failed on the call graphs" end
   return out
 end
 
