@@ -238,6 +238,28 @@ describe("the report page in chromium", function()
     assert.truthy(out:find("\nflame true\nflame tab true", 1, true), out)
   end)
 
+  it("shows a function's machine code in its tab, as asm.text prints it, or why there is none", function()
+    local out = driven("asm", [[
+      [0, 1, 5].forEach(function (i) {
+        window.callgrindReport.show(i);
+        document.querySelector('.subtabs button[data-sub="asm"]').click();
+        var pre = document.querySelector("#sub-asm pre.asm"), note = document.querySelector("#sub-asm p.note");
+        out.push("== " + i + " " + document.getElementById("fn-name").textContent);
+        out.push(pre ? pre.textContent : "note " + note.textContent);
+      });
+    ]])
+    local asm = require "callgrind.asm"
+    -- the page was made with asm = 2: the two hottest functions
+    for _, name in ipairs { "main", "__strcat_avx2" } do
+      local expected = asm.text(prof, prof:find(name), { show = { "Ir" }, context = 8 })
+      local shown = out:match("== %d+ " .. name:gsub("%p", "%%%0") .. "\n(.-)\n==") or ""
+      assert.equal(expected, shown)
+    end
+    assert.truthy(out:find("\nNo machine code for main: the object ./sample of main was not found", 1, true), out)
+    assert.truthy(out:find("== 5 _int_malloc\nnote Machine code is shown for the 2 hottest functions only; "
+      .. "'callgrind asm NAME FILE' shows any.", 1, true), out)
+  end)
+
   it("opens on a function's view from the address's #fn=N", function()
     local dom, log = browser.dump_dom("file://" .. page_path .. "#fn=1")
     assert.are.same({}, browser.console(log))
