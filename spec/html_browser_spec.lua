@@ -112,6 +112,15 @@ describe("the report page in chromium", function()
       out.push("all " + document.querySelectorAll("#table tbody tr").length);
       window.callgrindReport.filter("strc");
       out.push("filtered " + names());
+      // in the object only: libc's functions
+      var field = document.getElementById("filter-field");
+      field.value = "object";
+      field.dispatchEvent(new Event("change"));
+      window.callgrindReport.filter("libc.so");
+      out.push("in libc " + document.querySelectorAll("#table tbody tr").length + " " + document.getElementById("count").textContent);
+      field.value = "name";
+      field.dispatchEvent(new Event("change"));
+      out.push("named libc " + document.querySelectorAll("#table tbody tr").length);
     ]])
     local by_inclusive = {}
     for i, row in ipairs(shown) do by_inclusive[i] = row end
@@ -149,6 +158,14 @@ describe("the report page in chromium", function()
     for k, m in ipairs(matched) do expected[k] = m.name end
     assert.is_true(#expected > 5)
     assert.equal(table.concat(expected, "|"), out:match("filtered ([^\n]*)"))
+    local in_libc = 0
+    for _, row in ipairs(all) do
+      if row.object:lower():find("libc.so", 1, true) then in_libc = in_libc + 1 end
+    end
+    assert.is_true(in_libc > 0)
+    assert.equal(("in libc %d %s of 264 functions"):format(math.min(200, in_libc), format.thousands(in_libc)),
+      out:match("(in libc [^\n]*)"))
+    assert.equal("named libc 0", out:match("(named libc %d+)"))
   end)
 
   it("moves to a function when its link is clicked: callers and callees with counts and costs", function()

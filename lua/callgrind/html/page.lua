@@ -66,7 +66,7 @@ local SCRIPT = [==[
   var D = JSON.parse(document.getElementById("cg-data").textContent);
   var E = D.events, T = D.totals, F = D.functions, S = D.strings, C = D.calls, NE = E.length;
   var PAGE = 200;
-  var state = { sort: null, up: false, filter: "", all: false, limit: PAGE, percent: false, current: -1, sub: "calls" };
+  var state = { sort: null, up: false, filter: "", field: "any", all: false, limit: PAGE, percent: false, current: -1, sub: "calls" };
   function $(id) { return document.getElementById(id); }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -169,10 +169,12 @@ local SCRIPT = [==[
   }
 
   function view() {
-    var n = state.all ? D.rows : D.shown, list = [], f = state.filter.toLowerCase();
+    var n = state.all ? D.rows : D.shown, list = [], f = state.filter.toLowerCase(), field = state.field;
+    function has(text) { return text.toLowerCase().indexOf(f) >= 0; }
     for (var i = 0; i < n; i++) {
-      if (f && F[i][0].toLowerCase().indexOf(f) < 0 && fileOf(i).toLowerCase().indexOf(f) < 0 &&
-          objectOf(i).toLowerCase().indexOf(f) < 0) continue;
+      if (f && !((field === "any" || field === "name") && has(F[i][0]) ||
+                 (field === "any" || field === "file") && has(fileOf(i)) ||
+                 (field === "any" || field === "object") && has(objectOf(i)))) continue;
       list.push(i);
     }
     if (state.sort) {
@@ -432,6 +434,7 @@ local SCRIPT = [==[
     clearTimeout(timer);
     timer = setTimeout(function () { state.filter = $("filter").value; state.limit = PAGE; draw(); }, 120);
   });
+  $("filter-field").addEventListener("change", function () { state.field = $("filter-field").value; state.limit = PAGE; draw(); });
   $("all").addEventListener("change", function () { state.all = $("all").checked; state.limit = PAGE; draw(); });
   $("percent").addEventListener("change", function () {
     state.percent = $("percent").checked;
@@ -448,7 +451,11 @@ local SCRIPT = [==[
   if (window.performance && performance.now) document.documentElement.setAttribute("data-drawn-ms", String(Math.round(performance.now())));
   // for scripts and tests that drive the page
   window.callgrindReport = { data: D, sortBy: sortBy, show: showFunction, flame: inFlame, tab: tab,
-    filter: function (text) { $("filter").value = text; state.filter = text; state.limit = PAGE; draw(); },
+    filter: function (text, field) {
+      $("filter").value = text; state.filter = text;
+      if (field) { $("filter-field").value = field; state.field = field; }
+      state.limit = PAGE; draw();
+    },
     showAll: function (on) { $("all").checked = !!on; state.all = !!on; state.limit = PAGE; draw(); },
     percent: function (on) {
       $("percent").checked = !!on; state.percent = !!on; draw();
@@ -469,6 +476,10 @@ local BODY = [[
 <section id="functions">
 <div class="controls">
 <input type="search" id="filter" placeholder="Filter by name, file or object" aria-label="filter">
+<select id="filter-field" aria-label="what the filter looks at">
+<option value="any">in name, file or object</option><option value="name">in the name</option>
+<option value="file">in the file</option><option value="object">in the object</option>
+</select>
 <label id="all-label"><input type="checkbox" id="all"></label>
 <span class="count" id="count"></span>
 </div>
