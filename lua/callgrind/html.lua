@@ -63,6 +63,7 @@ local function check_options(what, opts)
   if opts.flame ~= nil and opts.flame ~= false and type(opts.flame) ~= "table" then
     fail(what, "flame must be a table of flame.svg options, or false")
   end
+  if opts.asm_options ~= nil and type(opts.asm_options) ~= "table" then fail(what, "asm_options must be a table") end
   if opts.dot ~= nil and opts.dot ~= false and type(opts.dot) ~= "string" then
     fail(what, "dot must be the Graphviz program, or false")
   end
