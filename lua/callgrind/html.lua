@@ -124,7 +124,8 @@ end
 -- ---- the functions, their calls ---------------------------------------------------------------
 
 -- Every function as one row of the listing (inlined = "merge": one row per function, as the
--- function view needs), in the listing's order; the rows within the threshold marked.
+-- function view needs), in the listing's order, and how many of them the threshold keeps (the
+-- first ones: both lists are sorted alike).
 local function function_rows(prof, events, threshold)
   local all = rows.select(prof, events, events, { inlined = "merge" })
   local shown = rows.select(prof, events, events, { inlined = "merge", threshold = threshold })
@@ -167,9 +168,9 @@ end
 
 -- Sources of the functions' files, hottest functions first, up to max_bytes in all; per line
 -- the self and call costs of every event (annotate.line_totals, whole-file sums as the
--- annotated source shows them). Returns { [file index] = {...} } and the list of files
--- that could not be read or were left out.
-local function sources(prof, fns, events, strings, intern, o)
+-- annotated source shows them). Returns { [file index] = {...} } and the number of readable
+-- files left out for the size.
+local function sources(prof, fns, events, intern, o)
   local include = o.include or {}
   local reader = o.read_file or read_path
   local chosen, order, bytes, skipped = {}, {}, 0, 0
@@ -374,7 +375,7 @@ local function build(prof, o)
     end
   end
   local max_bytes = o.max_source_bytes or DEFAULTS.max_source_bytes
-  local source_files, skipped = sources(prof, fns, events, strings, intern,
+  local source_files, skipped = sources(prof, fns, events, intern,
     { include = o.include, read_file = o.read_file, max_source_bytes = max_bytes })
   local ranges = {}
   for i, entry in ipairs(fns) do
