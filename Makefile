@@ -173,6 +173,12 @@ $(ROCK_TREE)/bin/callgrind: $(ROCK_FILES)
 clean:
 	rm -rf build lua/callgrind/core.so
 
+# PNG screenshots of the report page (callgrind.html) and of a flame graph of the bundled
+# sample, taken by headless chromium, into docs/ (the README shows them).
+.PHONY: screenshots
+screenshots: $(MODULE)
+	$(LUA_ENV) $(LUA) docs/screenshots.lua
+
 # Benchmarks (CI does not run them): `make bench` measures every data file and writes
 # bench/results.md; `make bench BENCH_QUICK=1` only those of 100 MB and less; BENCH_BIG=1 adds
 # 2 GB. The reports table runs the `callgrind` command as `make rock` installs it.
@@ -180,7 +186,7 @@ clean:
 BENCH_BIN    := $(BUILD)/bench
 BENCH_PROGS  := $(BENCH_BIN)/gen $(BENCH_BIN)/driver $(BENCH_BIN)/tokenize $(BENCH_BIN)/workload
 
-.PHONY: bench bench-flavours
+.PHONY: bench bench-flavours bench-html
 
 bench: deps $(MODULE) $(BENCH_PROGS) rock
 	$(LUA_ENV) BENCH_BIN=$(BENCH_BIN) BENCH_QUICK=$(BENCH_QUICK) BENCH_BIG=$(BENCH_BIG) \
@@ -190,6 +196,12 @@ bench: deps $(MODULE) $(BENCH_PROGS) rock
 # bench/flavours.md.
 bench-flavours: deps modules
 	BENCH_LUAS="$(LUAS)" $(LUA) bench/flavours.lua
+
+# The report page of the 100 MB profile of 50,000 functions (bench/data/single-100.callgrind,
+# made by bench/gen.c): time to write it, its size, and the time headless chromium takes to
+# open and draw it; writes bench/html.md.
+bench-html: deps $(MODULE) $(BENCH_BIN)/gen
+	$(LUA_ENV) BENCH_BIN=$(BENCH_BIN) $(LUA) bench/html.lua
 
 $(BENCH_BIN)/driver: bench/driver.c $(CORE_LIB) csrc/callgrind.h
 	@mkdir -p $(dir $@)

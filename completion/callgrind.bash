@@ -14,6 +14,9 @@ _callgrind_options() {
         select) echo "-o --output --keep --drop --threshold --by -e --event --dropped-name --no-compress $strict" ;;
         convert) echo "--to -o --output -e --event --no-compress $strict" ;;
         graph) echo "-o --output -T --format -e --event -n --node-threshold --edge-threshold --root --leaf --strip --wrap --colors --no-self --title $strict" ;;
+        flame) echo "-o --output -T --format -e --event --diff --by --normalize --icicle --threads --min-share --max-depth --focus --mark --colors --width --title --no-strip --file --object $strict" ;;
+        html) echo "-o --output --show --threshold -I --include --max-source --graphs --asm --no-flame --title $strict" ;;
+        asm) echo "--show --context --hot --show-percs --object --dir --offset --objdump $strict" ;;
         info) echo "$strict" ;;
     esac
 }
@@ -32,16 +35,23 @@ _callgrind_values() {
         convert:--to) echo "callgrind webgrind" ;;
         graph:-T|graph:--format) echo "dot svg png pdf" ;;
         graph:--colors) echo "color gray bw" ;;
-        *:-o|*:--output|annotate:--source) echo "FILE" ;;
-        annotate:-I|annotate:--include) echo "DIR" ;;
+        flame:-T|flame:--format) echo "svg folded" ;;
+        flame:--by) echo "self total" ;;
+        flame:--colors) echo "object file name" ;;
+        asm:--show-percs) echo "yes no" ;;
+        *:-o|*:--output|annotate:--source|flame:--diff|asm:--object|asm:--objdump) echo "FILE" ;;
+        annotate:-I|annotate:--include|html:-I|html:--include|asm:--dir) echo "DIR" ;;
         *) echo "" ;;
     esac
 }
 
 # Whether option $2 of command $1 takes a value.
 _callgrind_takes_value() {
+    case "$1:$2" in
+        flame:--file|flame:--object) return 1 ;;
+    esac
     case "$2" in
-        --no-compress|--strip|--no-self|-h|--help|--version) return 1 ;;
+        --no-compress|--strip|--no-self|--no-flame|--normalize|--icicle|--threads|--no-strip|-h|--help|--version) return 1 ;;
         -*) return 0 ;;
     esac
     return 1
@@ -57,7 +67,7 @@ _callgrind() {
     elif [[ "$prev" == "=" ]]; then
         prev="${COMP_WORDS[COMP_CWORD-2]}"
     fi
-    local commands="annotate top functions callers callees diff merge select convert graph info help"
+    local commands="annotate top functions callers callees diff merge select convert graph flame html asm info help"
 
     cmd=""
     for ((i = 1; i < COMP_CWORD; i++)); do

@@ -2,6 +2,7 @@
 -- of its own), run from a directory outside the checkout: the program's options and help, every
 -- subcommand's output, and each one's failure on a bad file, a bad option and a missing file.
 local callgrind = require "callgrind"
+local format = require "callgrind.format"
 local command = require "helpers.command"
 local fixtures = require "helpers.fixtures"
 local run = require "helpers.run"
@@ -59,7 +60,7 @@ describe("the installed callgrind command", function()
     assert.equal(0, status, err)
     assert.truthy(out:find("^Usage: callgrind "), out)
     for _, name in ipairs { "annotate", "top", "functions", "callers", "callees", "diff", "merge", "select",
-      "convert", "graph", "info", "help" } do
+      "convert", "graph", "flame", "html", "asm", "info", "help" } do
       assert.truthy(out:find("\n   " .. name .. " ", 1, true), name)
     end
   end)
@@ -255,6 +256,7 @@ describe("every subcommand fails with one line and status 2", function()
   local subcommands = {
     { "annotate" }, { "top" }, { "functions" }, { "callers", "main" }, { "callees", "main" },
     { "diff", "BASE" }, { "merge", "-o", "OUT" }, { "select", "-o", "OUT" }, { "convert" }, { "graph" }, { "info" },
+    { "flame" }, { "html", "-o", "OUT" }, { "asm", "main" },
   }
   local function args_for(sub, file, extra)
     local args = {}
@@ -309,6 +311,22 @@ describe("every subcommand fails with one line and status 2", function()
       { { "graph", "-o", path("g.jpg"), path("a.out") }, "callgrind: cannot tell the format of '" .. path("g.jpg") },
       { { "info", "-", path("a.out") }, "callgrind: - (standard input) can only be read alone" },
       { { "merge", "-o", "/nonexistent/dir/out", path("a.out") }, "callgrind: /nonexistent/dir/out" },
+      { { "flame", "-o", path("f.png"), path("a.out") }, "callgrind: cannot tell the format of '" .. path("f.png") },
+      { { "flame", "--diff", path("a.out"), "-o", path("f.folded"), path("b.out") },
+        "callgrind: --diff draws an SVG: write OUT.svg" },
+      { { "flame", "--colors=blue", path("a.out") }, "callgrind: --colors expects object, file, name, not 'blue'" },
+      { { "flame", "-e", "Dr", path("a.out") }, "callgrind: unknown event 'Dr' (known: Ir, CEst)" },
+      { { "flame", "--diff", "/nonexistent/base", "-o", path("f.svg"), path("b.out") },
+        "callgrind: /nonexistent/base: No such file or directory" },
+      { { "html", path("a.out") }, "callgrind: html needs -o OUT.html (- for standard output)" },
+      { { "html", "--threshold=101", "-o", path("r.html"), path("a.out") },
+        "callgrind: --threshold expects a percentage from 0 to 100, not '101'" },
+      { { "html", "--show=Nope", "-o", path("r.html"), path("a.out") }, "callgrind: unknown event 'Nope' (known: Ir, CEst)" },
+      { { "html", "-o", "/nonexistent/dir/r.html", path("a.out") }, "callgrind: /nonexistent/dir/r.html" },
+      { { "asm", "nothing", path("a.out") }, "callgrind: no function is named or matches 'nothing'" },
+      { { "asm", "--offset=zz", "main", path("a.out") }, "callgrind: --offset expects an address (0x1000 or 4096), not 'zz'" },
+      { { "asm", "main", path("a.out") }, "callgrind: No machine code for main: the profile has no instruction addresses" },
+      { { "asm", "main", SAMPLE }, "callgrind: No machine code for main: the object ./sample of main was not found" },
     }
     for _, case in ipairs(cases) do
       local out, err, status = command.run(case[1])
@@ -593,6 +611,107 @@ describe("callgrind graph", function()
     assert.equal("callgrind: Graphviz's 'dot' is needed to write " .. path("nodot.svg")
       .. " (on Debian: apt-get install graphviz); without it, write DOT text (-o FILE.dot)\n", err)
     assert.falsy(fixtures.try_read(path("nodot.svg")))
+  end)
+end)
+
+describe("callgrind flame", function()
+  it("writes the folded stacks to standard output, adding up to the total", function()
+    local out, err, status = command.run { "flame", SAMPLE }
+    assert.equal(0, status, err)
+    local sum, lines = 0, 0
+    for stack, cost in out:gmatch("([^\n]+) (%d+)\n") do
+      assert.falsy(stack:find("^ "))
+      sum, lines = sum + tonumber(cost), lines + 1
+    end
+    assert.equal(4976287, sum)
+    assert.equal(select(2, out:gsub("\n", "")), lines)
+    assert.truthy(out:find("\n0x000000000001ab70;%(below main%);__libc_start_main@@GLIBC_2%.34;%(below main%);main;fib %d+\n"), out)
+    -- frames with their file, as name [object] too
+    out = command.run { "flame", "--file", "--object", path("a.out") }
+    assert.equal("a.c:main 10\na.c:main;a.c:work 30\n", out)
+    out = command.run { "flame", "-o", "-", "--min-share=0", path("a.out") }
+    assert.equal("main 10\nmain;work 30\n", out)
+  end)
+
+  it("draws an interactive SVG, an icicle, a differential one, threads as roots", function()
+    local _, err, status = command.run { "flame", "-o", path("f.svg"), "--title", "sample", "--mark", "fib", SAMPLE }
+    assert.equal(0, status, err)
+    local svg = fixtures.read(path("f.svg"))
+    assert.truthy(svg:find('^<%?xml version="1.0" encoding="UTF%-8" standalone="no"%?>\n<svg '), svg:sub(1, 200))
+    assert.truthy(svg:find(">sample</text>", 1, true))
+    assert.truthy(svg:find("<title>main\n", 1, true))
+    _, err, status = command.run { "flame", "-T", "svg", "-o", path("icicle.out"), "--icicle", SAMPLE }
+    assert.equal(0, status, err)
+    -- the root frame at the top, under the title, rather than at the bottom
+    assert.truthy(fixtures.read(path("icicle.out")):find('<rect x="10.00" y="40" width="1180.00"', 1, true))
+    assert.falsy(svg:find('<rect x="10.00" y="40" width="1180.00"', 1, true))
+    _, err, status = command.run { "flame", "--diff", path("a.out"), "-o", path("d.svg"), path("b.out") }
+    assert.equal(0, status, err)
+    local diff = fixtures.read(path("d.svg"))
+    -- work costs 90 where it cost 30: +200%
+    assert.truthy(diff:find("<title>work\nIr: 90 (90.00%), self 90 (90.00%)\na.c\nself Ir before: 30, change +60 (+200.00%)</title>",
+      1, true), diff)
+    local out
+    out, err, status = command.run { "flame", "--threads", path("a.out") }
+    assert.equal(0, status, err)
+    assert.equal("thread 1;main 10\nthread 1;main;work 30\n", out)
+  end)
+end)
+
+describe("callgrind html", function()
+  it("writes the report page, one file with its data inline", function()
+    local out, err, status = command.run { "html", "-o", path("r.html"), "--graphs=0", "--asm=0", "-I", REPOSITORY, SAMPLE }
+    assert.equal(0, status, err)
+    assert.equal("", out)
+    assert.equal("", err)
+    local page = fixtures.read(path("r.html"))
+    assert.truthy(page:find("^<!DOCTYPE html>"))
+    local data = page:match('<script type="application/json" id="cg%-data">(.-)</script>')
+    local decoded = assert(require("dkjson").decode(data))
+    assert.equal(264, #decoded.functions)
+    assert.equal(16, decoded.shown)
+    assert.equal("main", decoded.functions[1][1])
+    assert.same({ 1859688 }, decoded.functions[1][5])
+    assert.equal("Profile " .. SAMPLE, decoded.title)
+    -- sample.c found through -I, flame graph there
+    local found = false
+    for _, s in pairs(decoded.sources) do
+      if s.label == REPOSITORY .. " + examples/data/sample.c" then found = true end
+    end
+    assert.is_true(found)
+    assert.truthy(page:find('id="cg-flame"', 1, true))
+    out, err, status = command.run { "html", "-o", "-", "--no-flame", "--title", "t<1>", "--threshold=50", "--graphs=0",
+      path("a.out") }
+    assert.equal(0, status, err)
+    assert.truthy(out:find("<title>t&lt;1&gt;</title>", 1, true))
+    assert.falsy(out:find('id="cg-flame"', 1, true))
+    decoded = assert(require("dkjson").decode(out:match('<script type="application/json" id="cg%-data">(.-)</script>')))
+    assert.equal(1, decoded.shown)
+    assert.equal(2, decoded.rows)
+  end)
+end)
+
+describe("callgrind asm", function()
+  local vg = require "helpers.valgrind"
+  if not vg.available() then
+    pending("gcc and valgrind are needed on PATH")
+    return
+  end
+
+  it("prints a function's machine code with its costs, the hot ones only with --context", function()
+    local file = vg.profile("callgrind_asm")[1]
+    local prof = assert(callgrind.load(file))
+    local fn = prof:find("count_words")
+    local out, err, status = command.run { "asm", "count_words", file }
+    assert.equal(0, status, err)
+    assert.equal(require("callgrind.asm").text(prof, fn), out)
+    assert.truthy(out:find("^%-+\n%-%- Machine code: count_words\n"), out)
+    assert.truthy(out:find(format.thousands(fn:self("Ir")) .. " %(.-%)%s+self cost of count_words\n$"), out)
+    local short
+    short, err, status = command.run { "asm", "--context=1", "--show-percs=no", "count_words", file }
+    assert.equal(0, status, err)
+    assert.equal(require("callgrind.asm").text(prof, fn, { context = 1, percentages = false }), short)
+    assert.is_true(#short < #out)
   end)
 end)
 

@@ -8,16 +8,7 @@ local fixtures = require "helpers.fixtures"
 local SAMPLE = "examples/data/sample.callgrind.gz"
 
 describe("the flame graph in chromium", function()
-  local missing = browser.missing()
-  if missing then
-    it("needs chromium", function() pending(missing) end)
-    return
-  end
-  if os.getenv("CALLGRIND_SPEC_NO_VALGRIND") then
-    -- under memcheck the whole suite runs inside valgrind: no browser there either
-    it("runs outside memcheck", function() pending("skipped under memcheck") end)
-    return
-  end
+  if browser.unavailable(it, pending) then return end
 
   local prof = assert(callgrind.load(SAMPLE))
   local dir

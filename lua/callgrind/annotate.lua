@@ -315,10 +315,14 @@ local function read_path(path)
   return text
 end
 
--- Tries the name as written (absolute, or relative to the current directory), then each
--- include directory in turn with the name appended, as callgrind_annotate's -I does.
--- Returns the text and the label for the header, or nil.
-local function find_source(file, include, reader)
+--- The text of a source file the profile names: the name as written (absolute, or relative to
+--- the current directory), then each include directory in turn with the name appended, as
+--- callgrind_annotate's -I does. `include` a list of directories (default none), `reader` a
+--- function(path) -> text or nil (default: reads the file). Returns the text and the label
+--- for the header, or nil.
+function annotate.find_source(file, include, reader)
+  include = include or {}
+  reader = reader or read_path
   local text = reader(file)
   if text then
     return text, file
@@ -629,7 +633,7 @@ function annotate.source(prof, opts)
   local out, missing, missing_user = {}, {}, false
   local did_annotate = false
   for _, file in ipairs(order) do
-    local source, label = find_source(file, include, reader)
+    local source, label = annotate.find_source(file, include, reader)
     if not source then
       missing[#missing + 1] = file
       missing_user = missing_user or user[file] == true

@@ -68,7 +68,7 @@ end
 
 -- What the writing below reads: the options with their defaults, the event, the total and the
 -- shares, the functions with their focus sets.
-local function settings(prof, opts)
+local function settings(prof, opts, functions)
   local g = {
     prof = prof,
     opts = opts,
@@ -90,7 +90,7 @@ local function settings(prof, opts)
   function g.percent(cost) -- "48.78%", "100.0%", "n/a" (format.percent without padding)
     return (format.percent(cost, total):gsub("[ ()]", ""))
   end
-  g.functions = choose.functions(prof)
+  g.functions = choose.functions(prof, functions)
   g.root = opts.root ~= nil and choose.focus(opts.root, "root", g.functions) or nil
   g.leaf = opts.leaf ~= nil and choose.focus(opts.leaf, "leaf", g.functions) or nil
   return g
@@ -278,6 +278,8 @@ end
 -- The graph
 ---------------------------------------------------------------------------
 
+local draw -- the text of the graph the settings describe (below)
+
 --- The DOT text of the call graph of `prof`.
 --- opts.event: name or index (default the first event); opts.node_threshold: percent of the
 --- total inclusive cost a function needs to be drawn (default 0.5); opts.edge_threshold: the same
@@ -287,7 +289,65 @@ end
 --- opts.colors: "color" (default), "gray" or "bw"; opts.show_self (default true): the self share
 --- under the inclusive one; opts.title: a caption at the top.
 function dot.graph(prof, opts)
-  local g = settings(prof, check_options(opts))
+  return draw(settings(prof, check_options(opts)))
+end
+
+-- The costliest `limit` neighbours of `fn` on one side (fn.callers or fn.callees), by the
+-- inclusive cost of their calls with it; and how many more there are.
+local function costliest(fn, event, iterate, other_of, limit)
+  local cost, list = {}, {}
+  for call in iterate(fn) do
+    local other = other_of(call)
+    if other ~= fn then
+      if not cost[other] then list[#list + 1] = other end
+      cost[other] = (cost[other] or 0) + (event ~= nil and call:inclusive(event) or 0)
+    end
+  end
+  sort(list, function(a, b)
+    if cost[a] ~= cost[b] then return cost[a] > cost[b] end
+    return a.id < b.id
+  end)
+  local kept = {}
+  for i = 1, min(limit, #list) do kept[i] = list[i] end
+  return kept, #list - #kept
+end
+
+--- The DOT text of the graph around one function: `fn`, its callers and its callees (the
+--- `limit` costliest of each, default 12), with the calls between them whatever their share
+--- (thresholds 0 unless given); the caption says how many were left out. Other options as
+--- dot.graph's.
+function dot.around(prof, fn, opts)
+  if opts ~= nil and type(opts) ~= "table" then error("dot.around: options must be a table", 2) end
+  if type(fn) ~= "userdata" then error("dot.around: a function of the profile expected", 2) end
+  local limit = opts and opts.limit or 12
+  if type(limit) ~= "number" or limit < 0 then error("dot.around: limit must be a number, 0 or more", 2) end
+  local o = { node_threshold = 0, edge_threshold = 0 }
+  for key, value in pairs(opts or {}) do
+    if key ~= "limit" then o[key] = value end
+  end
+  o = check_options(o)
+  local event = o.event
+  if event == nil then event = prof:events()[1] end
+  local callers, callers_left = costliest(fn, event, fn.callers, function(call) return call.caller end, limit)
+  local callees, callees_left = costliest(fn, event, fn.callees, function(call) return call.callee end, limit)
+  local seen, functions = { [fn] = true }, { fn }
+  for _, list in ipairs { callers, callees } do
+    for _, other in ipairs(list) do
+      if not seen[other] then
+        seen[other] = true
+        functions[#functions + 1] = other
+      end
+    end
+  end
+  local left = callers_left + callees_left
+  if left > 0 and o.title == nil then
+    o.title = ("%s: the %d costliest callers and callees; %d more not drawn"):format(clean(fn.name), limit, left)
+  end
+  return draw(settings(prof, o, functions))
+end
+
+-- The text of the graph the settings describe.
+function draw(g)
   local chosen = choose.nodes(g, g.node_threshold)
   local kept = choose.edges(g, chosen, g.edge_threshold)
   g.nodes, g.edges = choose.focused(chosen, kept, g.root, g.leaf)

@@ -69,6 +69,8 @@ local lazy = {
   flame = "callgrind.flame",
   names = "callgrind.names",
   dot = "callgrind.dot", -- callable: callgrind.dot(prof, opts) is callgrind.dot.graph(prof, opts)
+  html = "callgrind.html",
+  json = "callgrind.json",
 }
 
 setmetatable(callgrind, {

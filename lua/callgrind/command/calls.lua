@@ -7,9 +7,9 @@ local options = require "callgrind.command.options"
 
 local calls = {}
 
--- The functions FN names: those called exactly FN, else those whose name matches FN as a Lua
--- pattern.
-local function matching_functions(ctx, prof, fn_name)
+--- The functions FN names: those called exactly FN, else those whose name matches FN as a Lua
+--- pattern (sorted by name, file and object); ends the program when there is none.
+function calls.matching_functions(ctx, prof, fn_name)
   local found = prof:find_all(fn_name)
   if #found > 0 then return found end
   local ok, err = pcall(string.find, "", fn_name)
@@ -104,7 +104,7 @@ one.]]
   function sub.run(args, ctx)
     local prof = ctx.cli:load(args.FILE, options.load_options(args))
     local event = ctx.cli:event(prof, args.event)
-    for i, fn in ipairs(matching_functions(ctx, prof, args.FN)) do
+    for i, fn in ipairs(calls.matching_functions(ctx, prof, args.FN)) do
       if i > 1 then ctx.out:line() end
       print_calls(ctx, prof, fn, direction, event, args.limit)
     end

@@ -2,7 +2,7 @@
 -- its call count, file and object, as tab- or comma-separated values or JSON, for spreadsheets
 -- and scripts.
 local options = require "callgrind.command.options"
-local json = require "callgrind.command.json"
+local json = require "callgrind.json"
 
 local functions = {
   summary = "one row per function with every event: --format=tsv|csv|json",

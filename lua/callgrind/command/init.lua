@@ -17,7 +17,7 @@ local PROGRAM = "callgrind"
 
 --- In the order `callgrind --help` lists them.
 command.NAMES = { "annotate", "top", "functions", "callers", "callees", "diff", "merge", "select", "convert",
-  "graph", "info" }
+  "graph", "flame", "html", "asm", "info" }
 
 local DESCRIPTION = [[
 Reads Callgrind and Cachegrind profiles (valgrind --tool=callgrind or --tool=cachegrind, and

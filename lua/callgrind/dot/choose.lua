@@ -13,9 +13,13 @@ local function by_id(a, b)
 end
 
 --- The functions of a profile in id order.
-function choose.functions(prof)
+function choose.functions(prof, only)
   local functions = {}
-  for fn in prof:functions() do functions[#functions + 1] = fn end
+  if only then
+    for i, fn in ipairs(only) do functions[i] = fn end
+  else
+    for fn in prof:functions() do functions[#functions + 1] = fn end
+  end
   sort(functions, by_id)
   return functions
 end
