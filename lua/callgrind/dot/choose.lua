@@ -12,7 +12,7 @@ local function by_id(a, b)
   return a.id < b.id
 end
 
---- The functions of a profile in id order.
+--- The functions of a profile (or the list `only`) in id order.
 function choose.functions(prof, only)
   local functions = {}
   if only then

@@ -5,9 +5,22 @@
 local page = {}
 
 local STYLE = [[
-:root { --line: #d0d4da; --soft: #f3f5f8; --text: #1d2430; --dim: #5b6575; --link: #0b57d0; --hot: #fff1e6; --hotline: #e8590c; }
+:root {
+  --line: #d0d4da;
+  --soft: #f3f5f8;
+  --text: #1d2430;
+  --dim: #5b6575;
+  --link: #0b57d0;
+  --hot: #fff1e6;
+  --hotline: #e8590c;
+}
 * { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--text); background: #fff; }
+body {
+  margin: 0;
+  font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  color: var(--text);
+  background: #fff;
+}
 header { padding: 12px 20px 8px; border-bottom: 1px solid var(--line); background: var(--soft); }
 h1 { font-size: 18px; margin: 0 0 6px; word-break: break-all; }
 h2 { font-size: 16px; margin: 12px 0 6px; word-break: break-all; }
@@ -16,19 +29,59 @@ h3 { font-size: 14px; margin: 14px 0 4px; }
 #summary b { color: var(--text); font-weight: 600; }
 #summary table { border-collapse: collapse; }
 #summary td { padding: 0 10px 0 0; }
-nav { display: flex; align-items: center; gap: 4px; padding: 6px 20px 0; border-bottom: 1px solid var(--line); position: sticky; top: 0; background: #fff; z-index: 2; }
-nav button, .subtabs button { font: inherit; border: 1px solid var(--line); border-bottom: none; background: var(--soft); padding: 5px 12px; border-radius: 6px 6px 0 0; cursor: pointer; color: var(--text); }
+nav {
+  display: flex;
+  align-items: center;
+  gap: 4px;
+  padding: 6px 20px 0;
+  border-bottom: 1px solid var(--line);
+  position: sticky;
+  top: 0;
+  background: #fff;
+  z-index: 2;
+}
+nav button, .subtabs button {
+  font: inherit;
+  border: 1px solid var(--line);
+  border-bottom: none;
+  background: var(--soft);
+  padding: 5px 12px;
+  border-radius: 6px 6px 0 0;
+  cursor: pointer;
+  color: var(--text);
+}
 nav button.on, .subtabs button.on { background: #fff; font-weight: 600; position: relative; top: 1px; }
 nav .spacer { flex: 1; }
 nav label { color: var(--dim); padding-bottom: 4px; }
 section { padding: 10px 20px 30px; }
 .hidden { display: none !important; }
 .controls { display: flex; gap: 16px; align-items: center; margin-bottom: 8px; flex-wrap: wrap; }
-.controls input[type=search] { font: inherit; padding: 4px 8px; width: 28em; max-width: 100%; border: 1px solid var(--line); border-radius: 4px; }
+.controls input[type=search] {
+  font: inherit;
+  padding: 4px 8px;
+  width: 28em;
+  max-width: 100%;
+  border: 1px solid var(--line);
+  border-radius: 4px;
+}
 .count { color: var(--dim); }
 table.grid { border-collapse: collapse; width: 100%; }
-table.grid th, table.grid td { padding: 3px 8px; border-bottom: 1px solid #eceef1; text-align: left; vertical-align: top; }
-table.grid th { position: sticky; top: 34px; background: #fff; border-bottom: 2px solid var(--line); white-space: nowrap; cursor: pointer; user-select: none; z-index: 1; }
+table.grid th, table.grid td {
+  padding: 3px 8px;
+  border-bottom: 1px solid #eceef1;
+  text-align: left;
+  vertical-align: top;
+}
+table.grid th {
+  position: sticky;
+  top: 34px;
+  background: #fff;
+  border-bottom: 2px solid var(--line);
+  white-space: nowrap;
+  cursor: pointer;
+  user-select: none;
+  z-index: 1;
+}
 table.grid th.sorted::after { content: " \25BC"; font-size: 10px; color: var(--dim); }
 table.grid th.sorted.up::after { content: " \25B2"; }
 table.grid td.num, table.grid th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -66,7 +119,10 @@ local SCRIPT = [==[
   var D = JSON.parse(document.getElementById("cg-data").textContent);
   var E = D.events, T = D.totals, F = D.functions, S = D.strings, C = D.calls, NE = E.length;
   var PAGE = 200;
-  var state = { sort: null, up: false, filter: "", field: "any", all: false, limit: PAGE, percent: false, current: -1, sub: "calls" };
+  var state = {
+    sort: null, up: false, filter: "", field: "any", all: false, limit: PAGE, percent: false, current: -1,
+    sub: "calls"
+  };
   function $(id) { return document.getElementById(id); }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -133,15 +189,22 @@ local SCRIPT = [==[
 
   // ---- the table
   var COLUMNS = [];
+  // the cost of event c in field k of a function's row (4 self, 5 inclusive)
+  function costOf(k, c) {
+    return function (i) { return F[i][k][c]; };
+  }
   for (var c = 0; c < NE; c++) {
-    COLUMNS.push({ key: "s" + c, label: E[c] + " self", num: true, value: (function (c) { return function (i) { return F[i][4][c]; }; })(c) });
-    COLUMNS.push({ key: "i" + c, label: E[c] + " incl.", num: true, value: (function (c) { return function (i) { return F[i][5][c]; }; })(c) });
+    COLUMNS.push({ key: "s" + c, label: E[c] + " self", num: true, value: costOf(4, c) });
+    COLUMNS.push({ key: "i" + c, label: E[c] + " incl.", num: true, value: costOf(5, c) });
   }
   COLUMNS.push({ key: "calls", label: "calls", num: true, value: function (i) { return F[i][3]; } });
   COLUMNS.push({ key: "name", label: "function", value: function (i) { return F[i][0]; } });
   COLUMNS.push({ key: "file", label: "file", value: fileOf });
   COLUMNS.push({ key: "object", label: "object", value: objectOf });
-  function column(key) { for (var k = 0; k < COLUMNS.length; k++) if (COLUMNS[k].key === key) return COLUMNS[k]; return null; }
+  function column(key) {
+    for (var k = 0; k < COLUMNS.length; k++) if (COLUMNS[k].key === key) return COLUMNS[k];
+    return null;
+  }
 
   function head() {
     var tr = el("tr");
@@ -210,10 +273,12 @@ local SCRIPT = [==[
     body.appendChild(frag);
     var more = $("more");
     more.classList.toggle("hidden", shown >= list.length);
-    more.textContent = "Show " + Math.min(1000, list.length - shown) + " more (" + thousands(list.length - shown) + " not shown)";
+    more.textContent = "Show " + Math.min(1000, list.length - shown) + " more ("
+      + thousands(list.length - shown) + " not shown)";
     var cut = D.rows - D.shown;
     $("count").textContent = thousands(list.length) + " of " + thousands(D.rows) + " functions" +
-      (state.all || cut === 0 ? "" : " (threshold " + D.threshold + "% of " + E[0] + ": " + thousands(cut) + " smaller ones hidden)");
+      (state.all || cut === 0 ? ""
+        : " (threshold " + D.threshold + "% of " + E[0] + ": " + thousands(cut) + " smaller ones hidden)");
   }
 
   // ---- calls of one function
@@ -232,7 +297,11 @@ local SCRIPT = [==[
     var by = {}, out = [];
     (list || []).forEach(function (c) {
       var o = c[other], g = by[o];
-      if (!g) { g = by[o] = { fn: o, count: 0, costs: [], lines: [] }; for (var e = 0; e < NE; e++) g.costs[e] = 0; out.push(g); }
+      if (!g) {
+        g = by[o] = { fn: o, count: 0, costs: [], lines: [] };
+        for (var e = 0; e < NE; e++) g.costs[e] = 0;
+        out.push(g);
+      }
       g.count += c[2];
       for (var e2 = 0; e2 < NE; e2++) g.costs[e2] += c[3 + e2];
       var line = c[3 + NE];
@@ -244,7 +313,10 @@ local SCRIPT = [==[
   function callTable(title, groups, self, kind) {
     var box = el("div");
     box.appendChild(el("h3", null, title + " (" + groups.length + ")"));
-    if (!groups.length) { box.appendChild(el("p", "note", kind === "callers" ? "No function calls it." : "It calls no function.")); return box; }
+    if (!groups.length) {
+      box.appendChild(el("p", "note", kind === "callers" ? "No function calls it." : "It calls no function."));
+      return box;
+    }
     var t = el("table", "grid calls " + kind), tr = el("tr");
     tr.appendChild(el("th", "num", "count"));
     for (var e = 0; e < NE; e++) tr.appendChild(el("th", "num", E[e] + " incl."));
@@ -260,7 +332,8 @@ local SCRIPT = [==[
       var name = el("td", "name"); name.appendChild(link(g.fn));
       if (g.fn === self) name.appendChild(el("span", "recursive", " (recursive)"));
       r.appendChild(name);
-      r.appendChild(el("td", "where", g.lines.length ? fileOf(kind === "callers" ? g.fn : self) + ":" + g.lines.join(", ") : ""));
+      var site = g.lines.length ? fileOf(kind === "callers" ? g.fn : self) + ":" + g.lines.join(", ") : "";
+      r.appendChild(el("td", "where", site));
       tb.appendChild(r);
     });
     t.appendChild(tb);
@@ -277,7 +350,8 @@ local SCRIPT = [==[
       var file = fileOf(i);
       box.appendChild(el("p", "note", file === "???" ? "The profile names no source file for this function." :
         "No source to show: " + file + " could not be read when this page was made, or has no lines of this function" +
-        (D.sources_skipped ? " (" + D.sources_skipped + " source files were left out: the page holds at most the size its options allow)." : ".")));
+        (D.sources_skipped ? " (" + D.sources_skipped
+          + " source files were left out: the page holds at most the size its options allow)." : ".")));
       return box;
     }
     var src = D.sources[r[1]], costs = lineCosts[r[1]];
@@ -285,7 +359,8 @@ local SCRIPT = [==[
       costs = lineCosts[r[1]] = {};
       src.costs.forEach(function (c) { costs[c[0]] = c; });
     }
-    box.appendChild(el("p", "note", src.label + ", lines " + r[2] + " to " + r[3] + " and " + D.context + " around; costs are the whole line's, as in the annotated source"));
+    box.appendChild(el("p", "note", src.label + ", lines " + r[2] + " to " + r[3] + " and " + D.context
+      + " around; costs are the whole line's, as in the annotated source"));
     var t = el("table", "src"), head = el("tr");
     head.appendChild(el("th", "ln", "line"));
     for (var e = 0; e < NE; e++) head.appendChild(el("th", "num", E[e]));
@@ -315,7 +390,8 @@ local SCRIPT = [==[
     var box = el("div", "graph");
     if (D.graphs[i] !== undefined) { box.innerHTML = D.graphs[i]; return box; }
     box.appendChild(el("p", "note", D.notes.graph ? "No call graph: " + D.notes.graph + "." :
-      "Call graphs are drawn for the " + D.graph_limit + " hottest functions only; 'callgrind graph --root NAME FILE' draws any."));
+      "Call graphs are drawn for the " + D.graph_limit
+        + " hottest functions only; 'callgrind graph --root NAME FILE' draws any."));
     return box;
   }
 
@@ -323,7 +399,8 @@ local SCRIPT = [==[
     var box = el("div");
     if (D.asm[i] !== undefined) { box.appendChild(el("pre", "asm", D.asm[i])); return box; }
     box.appendChild(el("p", "note", D.notes.asm ? "No machine code: " + D.notes.asm + "." :
-      "Machine code is shown for the " + D.asm_limit + " hottest functions only; 'callgrind asm NAME FILE' shows any."));
+      "Machine code is shown for the " + D.asm_limit
+        + " hottest functions only; 'callgrind asm NAME FILE' shows any."));
     return box;
   }
 
@@ -425,7 +502,8 @@ local SCRIPT = [==[
     });
   });
   SUBS.forEach(function (s) {
-    document.querySelector('.subtabs button[data-sub="' + s + '"]').addEventListener("click", function () { showSub(s); });
+    document.querySelector('.subtabs button[data-sub="' + s + '"]')
+      .addEventListener("click", function () { showSub(s); });
   });
   $("fn-flame").addEventListener("click", function () { inFlame(state.current); });
   $("more").addEventListener("click", function () { state.limit += 1000; draw(); });
@@ -434,7 +512,11 @@ local SCRIPT = [==[
     clearTimeout(timer);
     timer = setTimeout(function () { state.filter = $("filter").value; state.limit = PAGE; draw(); }, 120);
   });
-  $("filter-field").addEventListener("change", function () { state.field = $("filter-field").value; state.limit = PAGE; draw(); });
+  $("filter-field").addEventListener("change", function () {
+    state.field = $("filter-field").value;
+    state.limit = PAGE;
+    draw();
+  });
   $("all").addEventListener("change", function () { state.all = $("all").checked; state.limit = PAGE; draw(); });
   $("percent").addEventListener("change", function () {
     state.percent = $("percent").checked;
@@ -448,7 +530,9 @@ local SCRIPT = [==[
   draw();
   fromHash();
   // how long the page took to be drawn, for benchmarks (bench/html.lua reads it)
-  if (window.performance && performance.now) document.documentElement.setAttribute("data-drawn-ms", String(Math.round(performance.now())));
+  if (window.performance && performance.now) {
+    document.documentElement.setAttribute("data-drawn-ms", String(Math.round(performance.now())));
+  }
   // for scripts and tests that drive the page
   window.callgrindReport = { data: D, sortBy: sortBy, show: showFunction, flame: inFlame, tab: tab,
     filter: function (text, field) {
