@@ -5,38 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "analysis.h"
 #include "vec.h"
 
 typedef struct analysis {
     cg_profile *p;
-    cg_error *err;
-    int tolerant;
-    const char *where; /* input name and line the faults are reported at: the end of input */
+    const fault_site *site; /* where faults are reported: the end of the last input */
     uint64_t line;
 } analysis;
 
 static int nomem(analysis *a) {
-    snprintf(a->err->message, sizeof a->err->message, "out of memory");
-    a->err->code = CG_ERR_NOMEM;
-    a->err->line = 0;
+    set_error(a->site->err, CG_ERR_NOMEM, 0, "out of memory");
     return -1;
 }
 
 /* An overflowing sum: a strict load fails, a tolerant one keeps the saturated value. */
 static int overflow(analysis *a, const char *what, uint32_t fn) {
     cg_profile *p = a->p;
-    char msg[700];
-    snprintf(msg, sizeof msg, "%s:%llu: %s of '%s' does not fit in 64 bits", a->where,
-             (unsigned long long)a->line, what,
-             fn == NO_INDEX ? "the profile" : strtab_get(&p->strings, p->fns[fn].name));
-    if (!a->tolerant) {
-        snprintf(a->err->message, sizeof a->err->message, "%s", msg);
-        a->err->code = CG_ERR_OVERFLOW;
-        a->err->line = a->line;
-        return -1;
-    }
-    return profile_warn(p, msg) ? nomem(a) : 0;
+    return fault(a->site, CG_ERR_OVERFLOW, a->line, "%s of '%s' does not fit in 64 bits", what,
+                 fn == NO_INDEX ? "the profile" : strtab_get(&p->strings, p->fns[fn].name));
 }
 
 static int alloc_rows(cost_array *c, size_t rows, size_t stride) {
@@ -116,8 +103,8 @@ static int finish_lines_and_names(analysis *a, line_scratch *scratch) {
     cg_profile *p = a->p;
     for (size_t f = 0; f < p->nfns; f++) {
         int rc = line_finish(&p->line_stores[f], &p->strings, p->nraw, scratch);
-        if (rc == LINES_NOMEM) return nomem(a);
-        if (rc == LINES_OVERFLOW && overflow(a, "a line's cost", (uint32_t)f)) return -1;
+        if (rc == ST_NOMEM) return nomem(a);
+        if (rc == ST_OVERFLOW && overflow(a, "a line's cost", (uint32_t)f)) return -1;
     }
     uint32_t *tmp = malloc((p->nfns ? p->nfns : 1) * sizeof *tmp);
     p->name_order = malloc((p->nfns ? p->nfns : 1) * sizeof *p->name_order);
@@ -361,9 +348,8 @@ static int no_cycles(analysis *a) {
     return p->cycle_begin && p->cycle_names && p->cycle_members ? 0 : nomem(a);
 }
 
-int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolerant,
-                 const char *where, uint64_t line) {
-    analysis a = {p, err, tolerant, where ? where : "profile", line};
+int analysis_run(cg_profile *p, line_scratch *scratch, const fault_site *site, uint64_t line) {
+    analysis a = {p, site, line};
     if (order_calls_by_caller(&a)) return -1;
     if (group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, caller),
                  &p->callee_begin, &p->callee_index) ||

@@ -230,13 +230,14 @@ typedef struct cg_line {
     const cg_cost *costs; /* cg_raw_event_count() values, valid until the next read */
 } cg_line;
 
+/* A cursor over one function's records: declare one (or allocate sizeof(cg_line_cursor)) and
+ * use it only through the two functions below; its contents are the library's. */
 typedef struct cg_line_cursor {
-    const cg_profile *profile;
-    const void *chunk;
-    size_t pos;
-    uint32_t remaining, file;
-    uint64_t line, addr;
-    cg_cost costs[CG_MAX_EVENTS];
+    union {
+        void *align;
+        unsigned char bytes[64];
+    } opaque;
+    cg_cost costs[CG_MAX_EVENTS]; /* the row cg_line.costs points to */
 } cg_line_cursor;
 
 size_t cg_line_count(const cg_profile *p); /* all records of all functions */

@@ -1,14 +1,52 @@
-/* profile.c - lifetime of the model and the read-only accessors of callgrind.h. Accessors trust
- * their indexes the way array subscripts do; callers check them against the counts. */
+/* profile.c - lifetime of the model, its cost arrays and the read-only accessors of
+ * callgrind.h. Accessors trust their indexes the way array subscripts do; callers check them
+ * against the counts. */
 #include <string.h>
 
+#include "events.h"
 #include "model.h"
 #include "vec.h"
+
+/* ---- cost arrays ---- */
+
+int costs_add_row(cost_array *a, size_t stride, size_t *row_out) {
+    size_t need = a->rows + 1;
+    if (need > a->cap) {
+        size_t ncap = a->cap < 16 ? 16 : a->cap + a->cap / 2;
+        size_t width = stride ? stride : 1;
+        if (ncap > SIZE_MAX / sizeof(cg_cost) / width) return -1;
+        cg_cost *v = realloc(a->v, ncap * width * sizeof(cg_cost));
+        if (!v) return -1;
+        a->v = v;
+        a->cap = ncap;
+    }
+    memset(a->v + a->rows * stride, 0, stride * sizeof(cg_cost));
+    *row_out = a->rows++;
+    return 0;
+}
+
+int costs_restride(cost_array *a, size_t old_stride, size_t new_stride) {
+    if (!a->cap) return 0;
+    if (a->cap > SIZE_MAX / sizeof(cg_cost) / new_stride) return -1;
+    cg_cost *v = realloc(a->v, a->cap * new_stride * sizeof(cg_cost));
+    if (!v) return -1;
+    a->v = v;
+    /* widen in place from the last row down, so no row is overwritten before it moves */
+    for (size_t r = a->rows; r-- > 0;) {
+        memmove(v + r * new_stride, v + r * old_stride, old_stride * sizeof(cg_cost));
+        memset(v + r * new_stride + old_stride, 0, (new_stride - old_stride) * sizeof(cg_cost));
+    }
+    return 0;
+}
+
+void costs_free(cost_array *a) {
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
 
 cg_profile *profile_new(uint64_t seed) {
     cg_profile *p = calloc(1, sizeof *p);
     if (!p) return NULL;
-    arena_init(&p->mem);
     if (strtab_init(&p->strings, seed)) {
         free(p);
         return NULL;
@@ -19,7 +57,6 @@ cg_profile *profile_new(uint64_t seed) {
 void cg_profile_free(cg_profile *p) {
     if (!p) return;
     strtab_free(&p->strings);
-    arena_free(&p->mem);
     void *arrays[] = {p->events,        p->terms,        p->fns,          p->calls,
                       p->jumps,         p->sections,     p->headers,      p->section_events,
                       p->total,         p->callee_begin, p->callee_index, p->caller_begin,
@@ -75,6 +112,61 @@ int profile_warn(cg_profile *p, const char *message) {
 }
 
 #define STR(id) strtab_get(&p->strings, (id))
+
+/* ---- events ---- */
+
+size_t cg_event_count(const cg_profile *p) {
+    return p->nevents;
+}
+size_t cg_raw_event_count(const cg_profile *p) {
+    return p->nraw;
+}
+
+const char *cg_event_name(const cg_profile *p, size_t ev) {
+    return ev < p->nevents ? strtab_get(&p->strings, p->events[ev].name) : NULL;
+}
+
+const char *cg_event_long_name(const cg_profile *p, size_t ev) {
+    return ev < p->nevents ? strtab_get(&p->strings, p->events[ev].long_name) : NULL;
+}
+
+const char *cg_event_formula(const cg_profile *p, size_t ev) {
+    return ev < p->nevents ? strtab_get(&p->strings, p->events[ev].formula) : NULL;
+}
+
+size_t cg_event_index(const cg_profile *p, const char *name) {
+    size_t len = strlen(name);
+    for (size_t i = 0; i < p->nevents; i++) {
+        uint32_t id = p->events[i].name;
+        if (strtab_len(&p->strings, id) == len && !memcmp(strtab_get(&p->strings, id), name, len))
+            return i;
+    }
+    return CG_NONE;
+}
+
+int cg_event_builtin(const cg_profile *p, size_t ev) {
+    if (ev < p->nraw || ev >= p->nevents) return 0;
+    return event_is_known_formula(strtab_get(&p->strings, p->events[ev].name),
+                                  strtab_get(&p->strings, p->events[ev].formula));
+}
+
+int cg_cost_of(const cg_profile *p, const cg_cost *row, size_t ev, cg_cost *out) {
+    if (ev < p->nraw) {
+        *out = row[ev];
+        return CG_OK;
+    }
+    if (ev >= p->nevents) return CG_ERR_USAGE;
+    const event_rec *e = &p->events[ev];
+    cg_cost sum = 0;
+    for (uint32_t t = e->terms_begin; t < e->terms_end; t++) {
+        cg_cost v;
+        if (__builtin_mul_overflow(row[p->terms[t].event], p->terms[t].coefficient, &v) ||
+            __builtin_add_overflow(sum, v, &sum))
+            return CG_ERR_OVERFLOW;
+    }
+    *out = sum;
+    return CG_OK;
+}
 
 int cg_profile_cycles_detected(const cg_profile *p) {
     return !p->no_cycles;
@@ -201,41 +293,29 @@ size_t cg_line_count(const cg_profile *p) {
     return n;
 }
 
-/* The public cursor mirrors line_reader field by field. */
-static void cursor_to_reader(const cg_line_cursor *c, line_reader *r) {
-    r->data = c->chunk;
-    r->pos = c->pos;
-    r->remaining = c->remaining;
-    r->file = c->file;
-    r->line = c->line;
-    r->addr = c->addr;
-}
+/* What a cg_line_cursor holds in its private part: the profile and the reader of the stream. */
+typedef struct cursor_state {
+    const cg_profile *p;
+    line_reader r;
+} cursor_state;
+
+_Static_assert(sizeof(cursor_state) <= sizeof(((cg_line_cursor *)0)->opaque.bytes),
+               "cg_line_cursor's private part holds a cursor_state");
 
 void cg_line_cursor_init(cg_line_cursor *c, const cg_profile *p, size_t fn) {
-    line_reader r;
-    line_reader_init(&r, &p->line_stores[fn]);
-    c->profile = p;
-    c->chunk = r.data;
-    c->pos = r.pos;
-    c->remaining = r.remaining;
-    c->file = r.file;
-    c->line = r.line;
-    c->addr = r.addr;
+    cursor_state cs = {p, {0}};
+    line_reader_init(&cs.r, &p->line_stores[fn]);
+    memcpy(c->opaque.bytes, &cs, sizeof cs);
 }
 
 int cg_line_cursor_next(cg_line_cursor *c, cg_line *out) {
-    line_reader r;
-    cursor_to_reader(c, &r);
-    if (!line_reader_next(&r, c->costs, c->profile->nraw)) return 0;
-    c->chunk = r.data;
-    c->pos = r.pos;
-    c->remaining = r.remaining;
-    c->file = r.file;
-    c->line = r.line;
-    c->addr = r.addr;
-    out->file = strtab_get(&c->profile->strings, r.file);
-    out->line = r.line;
-    out->addr = r.addr;
+    cursor_state cs;
+    memcpy(&cs, c->opaque.bytes, sizeof cs);
+    if (!line_reader_next(&cs.r, c->costs, cs.p->nraw)) return 0;
+    memcpy(c->opaque.bytes, &cs, sizeof cs);
+    out->file = strtab_get(&cs.p->strings, cs.r.file);
+    out->line = cs.r.line;
+    out->addr = cs.r.addr;
     out->costs = c->costs;
     return 1;
 }
