@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "msort.h"
 #include "vec.h"
 
 typedef struct analysis {
@@ -62,28 +63,6 @@ static int group_by(size_t owners, size_t items, const void *base, size_t stride
     return 0;
 }
 
-/* ---- sorting without recursion: bottom-up merge sort of index arrays ---- */
-
-typedef int (*less_fn)(const cg_profile *p, uint32_t a, uint32_t b);
-
-static void merge_sort(const cg_profile *p, uint32_t *v, uint32_t *tmp, size_t n, less_fn less) {
-    uint32_t *src = v, *dst = tmp;
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n;
-            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) dst[k++] = less(p, src[j], src[i]) ? src[j++] : src[i++];
-            while (i < mid) dst[k++] = src[i++];
-            while (j < hi) dst[k++] = src[j++];
-        }
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v) memcpy(v, src, n * sizeof *v);
-}
-
 static int identity_less(const cg_profile *p, uint32_t a, uint32_t b) {
     const fn_rec *x = &p->fns[a], *y = &p->fns[b];
     int c = strcmp(strtab_get(&p->strings, x->name), strtab_get(&p->strings, y->name));
@@ -98,6 +77,11 @@ static int name_less(const cg_profile *p, uint32_t a, uint32_t b) {
     return c < 0;
 }
 
+#define IDENTITY_BEFORE(p, a, b) identity_less((p), *(a), *(b))
+#define NAME_BEFORE(p, a, b) name_less((p), *(a), *(b))
+DEFINE_MERGE_SORT(sort_by_identity, uint32_t, const cg_profile *, IDENTITY_BEFORE)
+DEFINE_MERGE_SORT(sort_by_name, uint32_t, const cg_profile *, NAME_BEFORE)
+
 /* Line records in their final form; functions sorted by name for lookups. */
 static int finish_lines_and_names(analysis *a, line_scratch *scratch) {
     cg_profile *p = a->p;
@@ -107,14 +91,17 @@ static int finish_lines_and_names(analysis *a, line_scratch *scratch) {
         if (rc == ST_OVERFLOW && overflow(a, "a line's cost", (uint32_t)f)) return -1;
     }
     uint32_t *tmp = malloc((p->nfns ? p->nfns : 1) * sizeof *tmp);
+    uint32_t *bounds = malloc((p->nfns + 1) * sizeof *bounds);
     p->name_order = malloc((p->nfns ? p->nfns : 1) * sizeof *p->name_order);
-    if (!tmp || !p->name_order) {
+    if (!tmp || !bounds || !p->name_order) {
         free(tmp);
+        free(bounds);
         return nomem(a);
     }
     for (size_t f = 0; f < p->nfns; f++) p->name_order[f] = (uint32_t)f;
-    merge_sort(p, p->name_order, tmp, p->nfns, name_less);
+    sort_by_name(p, p->name_order, tmp, bounds, p->nfns);
     free(tmp);
+    free(bounds);
     return 0;
 }
 
@@ -191,7 +178,8 @@ static int find_cycles(analysis *a) {
         rank[c] = NO_INDEX;
         if (scc_size[c] >= 2) order[ncycles++] = scc_min[c]; /* order[] is free again */
     }
-    merge_sort(p, order, stack, ncycles, identity_less);
+    /* the depth-first search is done: its stack and path arrays serve the sorts */
+    sort_by_identity(p, order, stack, frames, ncycles);
     for (size_t i = 0; i < ncycles; i++) rank[scc_of[order[i]]] = (uint32_t)i;
     p->ncycles = ncycles;
     p->cycle_begin = calloc(ncycles + 2, sizeof *p->cycle_begin);
@@ -211,8 +199,8 @@ static int find_cycles(analysis *a) {
         if (p->fns[f].cycle != NO_INDEX)
             p->cycle_members[p->cycle_begin[p->fns[f].cycle + 1]++] = (uint32_t)f;
     for (size_t c = 0; c < ncycles; c++)
-        merge_sort(p, p->cycle_members + p->cycle_begin[c], stack,
-                   p->cycle_begin[c + 1] - p->cycle_begin[c], identity_less);
+        sort_by_identity(p, p->cycle_members + p->cycle_begin[c], stack, frames,
+                         p->cycle_begin[c + 1] - p->cycle_begin[c]);
     for (size_t c = 0; c < ncycles; c++) {
         char name[32];
         int len = snprintf(name, sizeof name, "<cycle %zu>", c + 1);

@@ -173,7 +173,20 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
                        &b->scratch);
 }
 
-/* ---- calls ---- */
+/* ---- calls and jumps ---- */
+
+/* A new call or jump of a function comes after its last one in reading order; the record
+ * expected next is unknown until one matches again. */
+static void chain(uint32_t *next, uint32_t *first, uint32_t *last, uint32_t *expected,
+                  uint32_t rec) {
+    next[rec] = NO_INDEX;
+    if (*last != NO_INDEX)
+        next[*last] = rec;
+    else
+        *first = rec;
+    *last = rec;
+    *expected = NO_INDEX;
+}
 
 static int call_eq(const void *ctx, uint32_t index, const void *key) {
     const call_rec *a = &((const cg_profile *)ctx)->calls[index];
@@ -211,13 +224,7 @@ status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row_ou
         return ST_NOMEM;
     uint32_t c = (uint32_t)p->ncalls;
     b->call_guessed[c] = (unsigned char)guessed;
-    b->call_next[c] = NO_INDEX;
-    if (cur->last_call != NO_INDEX)
-        b->call_next[cur->last_call] = c;
-    else
-        cur->first_call = c;
-    cur->last_call = c;
-    cur->next_call = NO_INDEX;
+    chain(b->call_next, &cur->first_call, &cur->last_call, &cur->next_call, c);
     (void)idxtab_find(&b->call_index, tag, call_eq, p, key, &slot);
     p->calls[c] = *key;
     idxtab_put(&b->call_index, slot, tag, c);
@@ -225,8 +232,6 @@ status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row_ou
     *row_out = costs_row(&p->call_costs, p->nraw, row);
     return ST_OK;
 }
-
-/* ---- jumps ---- */
 
 static int jump_eq(const void *ctx, uint32_t index, const void *key) {
     const jump_rec *a = &((const cg_profile *)ctx)->jumps[index];
@@ -264,13 +269,7 @@ status build_jump(builder *b, const jump_rec *key) {
         VEC_RESERVE(b->jump_next, b->jump_next_cap, p->njumps + 1))
         return ST_NOMEM;
     uint32_t j = (uint32_t)p->njumps;
-    b->jump_next[j] = NO_INDEX;
-    if (cur->last_jump != NO_INDEX)
-        b->jump_next[cur->last_jump] = j;
-    else
-        cur->first_jump = j;
-    cur->last_jump = j;
-    cur->next_jump = NO_INDEX;
+    chain(b->jump_next, &cur->first_jump, &cur->last_jump, &cur->next_jump, j);
     (void)idxtab_find(&b->jump_index, tag, jump_eq, p, key, &slot);
     p->jumps[j] = *key;
     idxtab_put(&b->jump_index, slot, tag, j);

@@ -37,29 +37,37 @@ static int warn_with(const fault_site *s, uint64_t line, const char *text) {
     return 0;
 }
 
-int fault(const fault_site *s, int code, uint64_t line, const char *fmt, ...) {
-    char text[TEXT_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return s->tolerant ? warn_with(s, line, text) : stop_with(s, code, line, text);
-}
+/* What a fault does: as the load's mode says, always stop, or only warn. */
+enum { AS_MODE, AS_STOP, AS_WARNING };
 
-int fault_stop(const fault_site *s, int code, uint64_t line, const char *fmt, ...) {
+static int report(const fault_site *s, int as, int code, uint64_t line, const char *fmt,
+                  va_list ap) {
     char text[TEXT_MAX];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
+    if (as == AS_WARNING || (as == AS_MODE && s->tolerant)) return warn_with(s, line, text);
     return stop_with(s, code, line, text);
 }
 
-int fault_warn(const fault_site *s, uint64_t line, const char *fmt, ...) {
-    char text[TEXT_MAX];
+int fault(const fault_site *s, int code, uint64_t line, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    int rc = report(s, AS_MODE, code, line, fmt, ap);
     va_end(ap);
-    return warn_with(s, line, text);
+    return rc;
+}
+
+int fault_stop(const fault_site *s, int code, uint64_t line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = report(s, AS_STOP, code, line, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int fault_warn(const fault_site *s, uint64_t line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = report(s, AS_WARNING, CG_OK, line, fmt, ap);
+    va_end(ap);
+    return rc;
 }

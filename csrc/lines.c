@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msort.h"
+
 enum { MIN_BYTES = 64, FAST_GROWTH = 4096, K_ESCAPE = 127 };
 
 /* ---- varints ---- */
@@ -158,38 +160,9 @@ static int key_cmp(const sorter *st, uint32_t a, uint32_t b) {
     return strcmp(strtab_get(st->strings, x->file), strtab_get(st->strings, y->file));
 }
 
-/* Natural merge sort of indexes: the ascending runs already there (a function's instructions
- * come in address order within each block of the input) are merged pairwise, so k sorted
- * blocks cost n log k. Stable, no recursion. `bounds` has room for n + 1 run starts. */
-static void sort_order(const sorter *st, uint32_t *v, uint32_t *tmp, uint32_t *bounds, size_t n) {
-    if (n < 2) return;
-    size_t runs = 0;
-    bounds[runs++] = 0;
-    for (size_t i = 1; i < n; i++)
-        if (key_cmp(st, v[i - 1], v[i]) > 0) bounds[runs++] = (uint32_t)i;
-    bounds[runs] = (uint32_t)n;
-    uint32_t *src = v, *dst = tmp;
-    while (runs > 1) {
-        size_t merged = 0;
-        for (size_t r = 0; r < runs; r += 2) {
-            /* bounds[runs] == n, so bounds[r + 1] always exists */
-            size_t lo = bounds[r], mid = bounds[r + 1];
-            size_t hi = r + 2 <= runs ? bounds[r + 2] : mid;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = key_cmp(st, src[j], src[i]) < 0 ? src[j++] : src[i++];
-            while (i < mid) dst[k++] = src[i++];
-            while (j < hi) dst[k++] = src[j++];
-            bounds[merged++] = (uint32_t)lo;
-        }
-        bounds[merged] = (uint32_t)n;
-        runs = merged;
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v) memcpy(v, src, n * sizeof *v);
-}
+/* Records in (address, line, file name) order; a stable sort keeps equal keys in input order. */
+#define KEY_BEFORE(st, a, b) (key_cmp((st), *(a), *(b)) < 0)
+DEFINE_MERGE_SORT(sort_order, uint32_t, const sorter *, KEY_BEFORE)
 
 static inline uint32_t key_hash(const key *k, uint64_t seed) {
     uint64_t h =

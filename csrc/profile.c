@@ -113,14 +113,29 @@ int profile_warn(cg_profile *p, const char *message) {
 
 #define STR(id) strtab_get(&p->strings, (id))
 
+/* The accessors that read one field: a count, a field of a record, a name (string id) of a
+ * record, a cost row. */
+#define COUNT_ACCESSOR(type, name, field)                                                          \
+    type name(const cg_profile *p) {                                                               \
+        return p->field;                                                                           \
+    }
+#define FIELD_ACCESSOR(type, name, array, field)                                                   \
+    type name(const cg_profile *p, size_t i) {                                                     \
+        return p->array[i].field;                                                                  \
+    }
+#define NAME_ACCESSOR(name, array, field)                                                          \
+    const char *name(const cg_profile *p, size_t i) {                                              \
+        return STR(p->array[i].field);                                                             \
+    }
+#define ROW_ACCESSOR(name, costs)                                                                  \
+    const cg_cost *name(const cg_profile *p, size_t i) {                                           \
+        return costs_row(&p->costs, p->nraw, i);                                                   \
+    }
+
 /* ---- events ---- */
 
-size_t cg_event_count(const cg_profile *p) {
-    return p->nevents;
-}
-size_t cg_raw_event_count(const cg_profile *p) {
-    return p->nraw;
-}
+COUNT_ACCESSOR(size_t, cg_event_count, nevents)
+COUNT_ACCESSOR(size_t, cg_raw_event_count, nraw)
 
 const char *cg_event_name(const cg_profile *p, size_t ev) {
     return ev < p->nevents ? strtab_get(&p->strings, p->events[ev].name) : NULL;
@@ -181,33 +196,18 @@ unsigned cg_positions(const cg_profile *p) {
 
 /* ---- functions ---- */
 
-size_t cg_function_count(const cg_profile *p) {
-    return p->nfns;
-}
-const char *cg_function_name(const cg_profile *p, size_t fn) {
-    return STR(p->fns[fn].name);
-}
-const char *cg_function_file(const cg_profile *p, size_t fn) {
-    return STR(p->fns[fn].file);
-}
-const char *cg_function_object(const cg_profile *p, size_t fn) {
-    return STR(p->fns[fn].object);
-}
-uint64_t cg_function_called(const cg_profile *p, size_t fn) {
-    return p->fns[fn].called;
-}
+COUNT_ACCESSOR(size_t, cg_function_count, nfns)
+NAME_ACCESSOR(cg_function_name, fns, name)
+NAME_ACCESSOR(cg_function_file, fns, file)
+NAME_ACCESSOR(cg_function_object, fns, object)
+FIELD_ACCESSOR(uint64_t, cg_function_called, fns, called)
 
 size_t cg_function_cycle(const cg_profile *p, size_t fn) {
     return p->fns[fn].cycle == NO_INDEX ? CG_NONE : p->fns[fn].cycle;
 }
 
-const cg_cost *cg_function_self(const cg_profile *p, size_t fn) {
-    return costs_row(&p->fn_self, p->nraw, fn);
-}
-
-const cg_cost *cg_function_inclusive(const cg_profile *p, size_t fn) {
-    return costs_row(&p->fn_incl, p->nraw, fn);
-}
+ROW_ACCESSOR(cg_function_self, fn_self)
+ROW_ACCESSOR(cg_function_inclusive, fn_incl)
 
 #define RANGE_ACCESSORS(what, begin, index)                                                        \
     size_t cg_function_##what##_count(const cg_profile *p, size_t fn) {                            \
@@ -219,9 +219,7 @@ const cg_cost *cg_function_inclusive(const cg_profile *p, size_t fn) {
 
 RANGE_ACCESSORS(callee, callee_begin, callee_index)
 RANGE_ACCESSORS(caller, caller_begin, caller_index)
-size_t cg_function_line_count(const cg_profile *p, size_t fn) {
-    return p->line_stores[fn].count;
-}
+FIELD_ACCESSOR(size_t, cg_function_line_count, line_stores, count)
 RANGE_ACCESSORS(jump, jump_begin, jump_index)
 RANGE_ACCESSORS(jump_in, jump_in_begin, jump_in_index)
 
@@ -253,37 +251,17 @@ size_t cg_find_function(const cg_profile *p, const char *name, const char *file,
 
 /* ---- calls ---- */
 
-size_t cg_call_count(const cg_profile *p) {
-    return p->ncalls;
-}
-size_t cg_call_caller(const cg_profile *p, size_t c) {
-    return p->calls[c].caller;
-}
-size_t cg_call_callee(const cg_profile *p, size_t c) {
-    return p->calls[c].callee;
-}
-uint64_t cg_call_times(const cg_profile *p, size_t c) {
-    return p->calls[c].count;
-}
-const char *cg_call_file(const cg_profile *p, size_t c) {
-    return STR(p->calls[c].file);
-}
-uint64_t cg_call_line(const cg_profile *p, size_t c) {
-    return p->calls[c].line;
-}
-uint64_t cg_call_addr(const cg_profile *p, size_t c) {
-    return p->calls[c].addr;
-}
-uint64_t cg_call_target_line(const cg_profile *p, size_t c) {
-    return p->calls[c].target_line;
-}
-uint64_t cg_call_target_addr(const cg_profile *p, size_t c) {
-    return p->calls[c].target_addr;
-}
+COUNT_ACCESSOR(size_t, cg_call_count, ncalls)
+FIELD_ACCESSOR(size_t, cg_call_caller, calls, caller)
+FIELD_ACCESSOR(size_t, cg_call_callee, calls, callee)
+FIELD_ACCESSOR(uint64_t, cg_call_times, calls, count)
+NAME_ACCESSOR(cg_call_file, calls, file)
+FIELD_ACCESSOR(uint64_t, cg_call_line, calls, line)
+FIELD_ACCESSOR(uint64_t, cg_call_addr, calls, addr)
+FIELD_ACCESSOR(uint64_t, cg_call_target_line, calls, target_line)
+FIELD_ACCESSOR(uint64_t, cg_call_target_addr, calls, target_addr)
 
-const cg_cost *cg_call_inclusive(const cg_profile *p, size_t c) {
-    return costs_row(&p->call_costs, p->nraw, c);
-}
+ROW_ACCESSOR(cg_call_inclusive, call_costs)
 
 /* ---- lines ---- */
 
@@ -322,48 +300,22 @@ int cg_line_cursor_next(cg_line_cursor *c, cg_line *out) {
 
 /* ---- jumps ---- */
 
-size_t cg_jump_count(const cg_profile *p) {
-    return p->njumps;
-}
-size_t cg_jump_function(const cg_profile *p, size_t j) {
-    return p->jumps[j].fn;
-}
-const char *cg_jump_from_file(const cg_profile *p, size_t j) {
-    return STR(p->jumps[j].from_file);
-}
-uint64_t cg_jump_from_line(const cg_profile *p, size_t j) {
-    return p->jumps[j].from_line;
-}
-uint64_t cg_jump_from_addr(const cg_profile *p, size_t j) {
-    return p->jumps[j].from_addr;
-}
-size_t cg_jump_to_function(const cg_profile *p, size_t j) {
-    return p->jumps[j].to_fn;
-}
-const char *cg_jump_to_file(const cg_profile *p, size_t j) {
-    return STR(p->jumps[j].to_file);
-}
-uint64_t cg_jump_to_line(const cg_profile *p, size_t j) {
-    return p->jumps[j].to_line;
-}
-uint64_t cg_jump_to_addr(const cg_profile *p, size_t j) {
-    return p->jumps[j].to_addr;
-}
-uint64_t cg_jump_executed(const cg_profile *p, size_t j) {
-    return p->jumps[j].executed;
-}
-uint64_t cg_jump_taken(const cg_profile *p, size_t j) {
-    return p->jumps[j].taken;
-}
-int cg_jump_conditional(const cg_profile *p, size_t j) {
-    return p->jumps[j].conditional;
-}
+COUNT_ACCESSOR(size_t, cg_jump_count, njumps)
+FIELD_ACCESSOR(size_t, cg_jump_function, jumps, fn)
+NAME_ACCESSOR(cg_jump_from_file, jumps, from_file)
+FIELD_ACCESSOR(uint64_t, cg_jump_from_line, jumps, from_line)
+FIELD_ACCESSOR(uint64_t, cg_jump_from_addr, jumps, from_addr)
+FIELD_ACCESSOR(size_t, cg_jump_to_function, jumps, to_fn)
+NAME_ACCESSOR(cg_jump_to_file, jumps, to_file)
+FIELD_ACCESSOR(uint64_t, cg_jump_to_line, jumps, to_line)
+FIELD_ACCESSOR(uint64_t, cg_jump_to_addr, jumps, to_addr)
+FIELD_ACCESSOR(uint64_t, cg_jump_executed, jumps, executed)
+FIELD_ACCESSOR(uint64_t, cg_jump_taken, jumps, taken)
+FIELD_ACCESSOR(int, cg_jump_conditional, jumps, conditional)
 
 /* ---- cycles ---- */
 
-size_t cg_cycle_count(const cg_profile *p) {
-    return p->ncycles;
-}
+COUNT_ACCESSOR(size_t, cg_cycle_count, ncycles)
 const char *cg_cycle_name(const cg_profile *p, size_t c) {
     return STR(p->cycle_names[c]);
 }
@@ -376,25 +328,15 @@ size_t cg_cycle_member(const cg_profile *p, size_t c, size_t i) {
     return p->cycle_members[p->cycle_begin[c] + i];
 }
 
-const cg_cost *cg_cycle_self(const cg_profile *p, size_t c) {
-    return costs_row(&p->cycle_self, p->nraw, c);
-}
+ROW_ACCESSOR(cg_cycle_self, cycle_self)
 
-const cg_cost *cg_cycle_inclusive(const cg_profile *p, size_t c) {
-    return costs_row(&p->cycle_incl, p->nraw, c);
-}
+ROW_ACCESSOR(cg_cycle_inclusive, cycle_incl)
 
 /* ---- sections ---- */
 
-size_t cg_section_count(const cg_profile *p) {
-    return p->nsections;
-}
-const char *cg_section_source(const cg_profile *p, size_t s) {
-    return STR(p->sections[s].source);
-}
-uint64_t cg_section_first_line(const cg_profile *p, size_t s) {
-    return p->sections[s].first_line;
-}
+COUNT_ACCESSOR(size_t, cg_section_count, nsections)
+NAME_ACCESSOR(cg_section_source, sections, source)
+FIELD_ACCESSOR(uint64_t, cg_section_first_line, sections, first_line)
 
 size_t cg_section_header_count(const cg_profile *p, size_t s) {
     return p->sections[s].header_end - p->sections[s].header_begin;
@@ -416,13 +358,9 @@ size_t cg_section_event(const cg_profile *p, size_t s, size_t i) {
     return p->section_events[p->sections[s].events_begin + i];
 }
 
-unsigned cg_section_positions(const cg_profile *p, size_t s) {
-    return p->sections[s].positions;
-}
+FIELD_ACCESSOR(unsigned, cg_section_positions, sections, positions)
 
-const cg_cost *cg_section_costs(const cg_profile *p, size_t s) {
-    return costs_row(&p->section_costs, p->nraw, s);
-}
+ROW_ACCESSOR(cg_section_costs, section_costs)
 
 const cg_cost *cg_section_summary(const cg_profile *p, size_t s) {
     return p->sections[s].has_summary ? costs_row(&p->section_summary, p->nraw, s) : NULL;
@@ -434,12 +372,8 @@ const cg_cost *cg_section_totals(const cg_profile *p, size_t s) {
 
 /* ---- warnings ---- */
 
-size_t cg_warning_count(const cg_profile *p) {
-    return p->nwarnings;
-}
+COUNT_ACCESSOR(size_t, cg_warning_count, nwarnings)
 const char *cg_warning(const cg_profile *p, size_t i) {
     return p->warnings[i];
 }
-uint64_t cg_warnings_dropped(const cg_profile *p) {
-    return p->warnings_dropped;
-}
+COUNT_ACCESSOR(uint64_t, cg_warnings_dropped, warnings_dropped)
