@@ -1,6 +1,7 @@
 /* profile.c - lifetime of the model, its cost arrays and the read-only accessors of
  * callgrind.h. Accessors trust their indexes the way array subscripts do; callers check them
  * against the counts. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "events.h"
@@ -368,6 +369,36 @@ const cg_cost *cg_section_summary(const cg_profile *p, size_t s) {
 
 const cg_cost *cg_section_totals(const cg_profile *p, size_t s) {
     return p->sections[s].has_totals ? costs_row(&p->section_totals, p->nraw, s) : NULL;
+}
+
+void cg_section_header_field(const cg_profile *p, size_t s, size_t i, cg_header_field *out) {
+    static const char *const numeric[] = {"pid", "part", "thread"};
+    static const char *const text[] = {"cmd", "creator", "version"};
+    const char *key = cg_section_header_key(p, s, i);
+    const char *value = cg_section_header_value(p, s, i);
+    memset(out, 0, sizeof *out);
+    out->name = key;
+    out->name_len = strlen(key);
+    for (size_t k = 0; k < 3; k++) {
+        if (!strcmp(key, numeric[k])) {
+            char *end;
+            out->number = strtoull(value, &end, 10);
+            if (*value && !*end) out->kind = CG_FIELD_NUMBER;
+            return;
+        }
+        if (!strcmp(key, text[k])) {
+            out->kind = CG_FIELD_TEXT;
+            out->text = value;
+            return;
+        }
+    }
+    const char *colon = strchr(value, ':');
+    if (strcmp(key, "desc") || !colon) return;
+    out->kind = CG_FIELD_DESC;
+    out->name = value;
+    out->name_len = (size_t)(colon - value);
+    out->text = colon + 1;
+    while (*out->text == ' ' || *out->text == '\t') out->text++;
 }
 
 /* ---- warnings ---- */
