@@ -188,6 +188,36 @@ static void chain(uint32_t *next, uint32_t *first, uint32_t *last, uint32_t *exp
     *expected = NO_INDEX;
 }
 
+/* The call or jump equal to `key`: the record expected next (a new block of a function
+ * repeats the records of the last one in order), else the one the index finds; -1 and *tag and
+ * *slot for idxtab_put when there is none. */
+static inline int64_t find_record(const builder *b, const idxtab *index, uint32_t expected,
+                                  idxtab_eq_fn eq, uint32_t (*tag_of)(uint64_t, const void *),
+                                  const void *key, uint32_t *tag, size_t *slot) {
+    *tag = 0;
+    *slot = 0;
+    if (expected != NO_INDEX && eq(b->p, expected, key)) return expected;
+    *tag = tag_of(b->seed, key);
+    return idxtab_find(index, *tag, eq, b->p, key, slot);
+}
+
+static uint32_t call_tag(uint64_t seed, const void *k) {
+    const call_rec *key = k;
+    uint64_t h =
+        hash_combine(hash_combine(hash_combine(seed, key->caller), key->callee), key->file);
+    return (uint32_t)hash_mix(hash_combine(hash_combine(h, key->line), key->addr));
+}
+
+static uint32_t jump_tag(uint64_t seed, const void *k) {
+    const jump_rec *key = k;
+    uint64_t h =
+        hash_combine(hash_combine(hash_combine(seed, key->fn), key->from_file), key->from_line);
+    h = hash_combine(hash_combine(h, key->from_addr), key->to_fn);
+    h = hash_combine(hash_combine(h, key->to_file), key->to_line);
+    h = hash_combine(hash_combine(h, key->to_addr), (uint64_t)key->conditional);
+    return (uint32_t)hash_mix(h);
+}
+
 static int call_eq(const void *ctx, uint32_t index, const void *key) {
     const call_rec *a = &((const cg_profile *)ctx)->calls[index];
     const call_rec *b = key;
@@ -198,17 +228,10 @@ static int call_eq(const void *ctx, uint32_t index, const void *key) {
 status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row_out) {
     cg_profile *p = b->p;
     fn_cursor *cur = &b->cursors[key->caller];
-    int64_t found = -1;
-    size_t slot = 0;
-    uint32_t tag = 0;
-    if (cur->next_call != NO_INDEX && call_eq(p, cur->next_call, key)) {
-        found = cur->next_call;
-    } else {
-        uint64_t h =
-            hash_combine(hash_combine(hash_combine(b->seed, key->caller), key->callee), key->file);
-        tag = (uint32_t)hash_mix(hash_combine(hash_combine(h, key->line), key->addr));
-        found = idxtab_find(&b->call_index, tag, call_eq, p, key, &slot);
-    }
+    size_t slot;
+    uint32_t tag;
+    int64_t found =
+        find_record(b, &b->call_index, cur->next_call, call_eq, call_tag, key, &tag, &slot);
     if (found >= 0) {
         cur->next_call = b->call_next[found];
         *row_out = costs_row(&p->call_costs, p->nraw, (size_t)found);
@@ -244,20 +267,10 @@ static int jump_eq(const void *ctx, uint32_t index, const void *key) {
 status build_jump(builder *b, const jump_rec *key) {
     cg_profile *p = b->p;
     fn_cursor *cur = &b->cursors[key->fn];
-    int64_t found = -1;
-    size_t slot = 0;
-    uint32_t tag = 0;
-    if (cur->next_jump != NO_INDEX && jump_eq(p, cur->next_jump, key)) {
-        found = cur->next_jump;
-    } else {
-        uint64_t h = hash_combine(hash_combine(hash_combine(b->seed, key->fn), key->from_file),
-                                  key->from_line);
-        h = hash_combine(hash_combine(h, key->from_addr), key->to_fn);
-        h = hash_combine(hash_combine(h, key->to_file), key->to_line);
-        h = hash_combine(hash_combine(h, key->to_addr), (uint64_t)key->conditional);
-        tag = (uint32_t)hash_mix(h);
-        found = idxtab_find(&b->jump_index, tag, jump_eq, p, key, &slot);
-    }
+    size_t slot;
+    uint32_t tag;
+    int64_t found =
+        find_record(b, &b->jump_index, cur->next_jump, jump_eq, jump_tag, key, &tag, &slot);
     if (found >= 0) {
         cur->next_jump = b->jump_next[found];
         jump_rec *j = &p->jumps[found];

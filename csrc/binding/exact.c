@@ -13,31 +13,30 @@ static int halves_form(lua_State *L, int idx) {
     return luaL_checkoption(L, idx, "string", forms) == 1;
 }
 
-int push_exact_signed(lua_State *L, int64_t v, int form_idx) {
+/* The value as its decimal text, or as its two halves high, low. */
+static int push_form(lua_State *L, const char *text, int64_t high, int64_t low, int form_idx) {
     if (!halves_form(L, form_idx)) {
-        char text[24];
-        snprintf(text, sizeof text, "%" PRId64, v);
         lua_pushstring(L, text);
         return 1;
     }
-    uint64_t low = (uint64_t)v & 0xffffffffu;
-    /* v - low is a multiple of 2^32 no lower than INT64_MIN (itself one): exact, no overflow */
-    int64_t high = (v - (int64_t)low) / ((int64_t)1 << 32);
     compat_pushint64(L, high);
-    compat_pushint64(L, (int64_t)low);
+    compat_pushint64(L, low);
     return 2;
 }
 
+int push_exact_signed(lua_State *L, int64_t v, int form_idx) {
+    char text[24];
+    snprintf(text, sizeof text, "%" PRId64, v);
+    uint64_t low = (uint64_t)v & 0xffffffffu;
+    /* v - low is a multiple of 2^32 no lower than INT64_MIN (itself one): exact, no overflow */
+    int64_t high = (v - (int64_t)low) / ((int64_t)1 << 32);
+    return push_form(L, text, high, (int64_t)low, form_idx);
+}
+
 int push_exact_unsigned(lua_State *L, uint64_t v, int form_idx) {
-    if (!halves_form(L, form_idx)) {
-        char text[24];
-        snprintf(text, sizeof text, "%" PRIu64, v);
-        lua_pushstring(L, text);
-        return 1;
-    }
-    compat_pushint64(L, (int64_t)(v >> 32));
-    compat_pushint64(L, (int64_t)(v & 0xffffffffu));
-    return 2;
+    char text[24];
+    snprintf(text, sizeof text, "%" PRIu64, v);
+    return push_form(L, text, (int64_t)(v >> 32), (int64_t)(v & 0xffffffffu), form_idx);
 }
 
 int push_exact_cost(lua_State *L, const cg_profile *p, const cg_cost *row, int event_idx,
