@@ -81,9 +81,7 @@ static int map_events(builder *b, source_map *m, cg_error *err) {
         if (src->nsections && map_string(b, m, src->sections[0].source, &d.source))
             return nomem(err);
         /* known formulas come back by themselves when their inputs exist */
-        if (e >= src->nraw && event_is_known_formula(strtab_get(&src->strings, ev->name),
-                                                     strtab_get(&src->strings, ev->formula)))
-            continue;
+        if (ev->builtin) continue;
         if (build_event_desc(b, &d)) return nomem(err);
     }
     return 0;

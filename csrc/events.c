@@ -23,7 +23,8 @@ static const struct known_formula {
     {"CEst", "Ir + 10 Bm + 10 L1m + 20 Ge + 100 L2m + 100 LLm", "Cycle Estimation"},
 };
 
-int event_is_known_formula(const char *name, const char *formula) {
+/* Whether an event is one of those formulas, by name and formula. */
+static int is_known_formula(const char *name, const char *formula) {
     for (size_t k = 0; k < sizeof known_formulas / sizeof *known_formulas; k++)
         if (!strcmp(known_formulas[k].name, name) && !strcmp(known_formulas[k].formula, formula))
             return 1;
@@ -232,6 +233,8 @@ int apply_event_descs(cg_profile *p, const event_desc *descs, size_t ndescs, cg_
         ev->name = d->name;
         ev->long_name = d->long_name;
         ev->formula = d->formula;
+        ev->builtin =
+            is_known_formula(strtab_get(&p->strings, d->name), strtab_get(&p->strings, d->formula));
         ev->terms_begin = ev->terms_end = (uint32_t)p->nterms;
         for (size_t e = 0; e < p->nraw; e++) {
             if (!d->coef[e]) continue;

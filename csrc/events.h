@@ -19,8 +19,6 @@ typedef struct event_desc {
 /* Applies the descriptions in order (a later one wins) and adds the derived events; doubts are
  * warnings, -1 only when out of memory (err set). */
 int apply_event_descs(cg_profile *p, const event_desc *descs, size_t n, cg_error *err);
-/* Whether an event is one of KCachegrind's formulas that the analysis adds by itself. */
-int event_is_known_formula(const char *name, const char *formula);
 
 #pragma GCC visibility pop
 

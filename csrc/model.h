@@ -62,6 +62,7 @@ typedef struct term {
 typedef struct event_rec {
     uint32_t name, long_name, formula; /* string ids; formula 0 = raw */
     uint32_t terms_begin, terms_end;   /* derived events: linear combination of raw events */
+    int builtin; /* one of KCachegrind's known formulas, which loading adds by itself */
 } event_rec;
 
 /* A growable array of cost rows, `stride` values each. */

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
 #include "model.h"
 #include "vec.h"
 
@@ -161,9 +160,7 @@ size_t cg_event_index(const cg_profile *p, const char *name) {
 }
 
 int cg_event_builtin(const cg_profile *p, size_t ev) {
-    if (ev < p->nraw || ev >= p->nevents) return 0;
-    return event_is_known_formula(strtab_get(&p->strings, p->events[ev].name),
-                                  strtab_get(&p->strings, p->events[ev].formula));
+    return ev >= p->nraw && ev < p->nevents && p->events[ev].builtin;
 }
 
 int cg_cost_of(const cg_profile *p, const cg_cost *row, size_t ev, cg_cost *out) {
