@@ -127,12 +127,21 @@ static int no_section_kept(const cg_loader *ld, cg_error *err) {
     return -1;
 }
 
+/* Where the faults found once every input is read are reported: the last input (its end), or
+ * "profile" for one made from other profiles. */
+static fault_site end_site(const cg_loader *ld, cg_error *err) {
+    fault_site site = ld->ps.site;
+    site.err = err;
+    if (!ld->inputs) site.name = "profile";
+    return site;
+}
+
 /* What no single input can tell: every input was empty, or the options kept no section. */
 static int check_inputs(const cg_loader *ld, cg_error *err) {
     const cg_options *o = &ld->opts;
     if (ld->inputs && !ld->inputs_with_text && !o->tolerant) {
-        set_error(err, CG_ERR_FORMAT, 0, "%s:0: empty input", ld->ps.site.name);
-        return -1;
+        fault_site site = end_site(ld, err);
+        return fault_stop(&site, CG_ERR_FORMAT, 0, "empty input");
     }
     if ((o->section || o->part || o->thread) && ld->b.sections_read && !ld->b.p->nsections)
         return no_section_kept(ld, err);
@@ -151,10 +160,7 @@ cg_profile *cg_loader_finish(cg_loader *ld, cg_error *err) {
         return NULL;
     }
     builder *b = &ld->b;
-    /* faults found once every input is read are reported at the end of the last one */
-    fault_site site = ld->ps.site;
-    site.err = err;
-    if (!ld->inputs) site.name = "profile"; /* made from other profiles */
+    fault_site site = end_site(ld, err);
     uint64_t line = ld->ps.st.lineno;
     if (check_inputs(ld, err) || resolve_guessed_callees(b, &site, line)) {
         cg_loader_free(ld);
