@@ -65,10 +65,10 @@ typedef struct parser {
     builder *b;      /* where records go */
     fault_site site; /* where faults go: the input's name, strict or tolerant */
     parse_state st;
-    cg_cost values[MAX_RAW_EVENTS]; /* one line's costs, as the section lists its events */
-    cg_cost
-        row[MAX_RAW_EVENTS]; /* the same in event order, when the section orders them otherwise */
-    int failed;
+    /* one line's costs as the section lists its events, and in the profile's event order when
+     * the section orders them otherwise */
+    cg_cost values[MAX_RAW_EVENTS], row[MAX_RAW_EVENTS];
+    int failed; /* a fault stopped the input */
 } parser;
 
 /* A parser that feeds `b`; `tolerant` as cg_options.tolerant. */
