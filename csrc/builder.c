@@ -353,7 +353,7 @@ status build_section_events(builder *b, const uint32_t *events, size_t n) {
     p->nsection_events = sec->events_begin; /* the open section's list is always last */
     if (VEC_RESERVE(p->section_events, p->section_events_cap, p->nsection_events + n))
         return ST_NOMEM;
-    memcpy(p->section_events + p->nsection_events, events, n * sizeof *events);
+    if (n) memcpy(p->section_events + p->nsection_events, events, n * sizeof *events);
     p->nsection_events += n;
     sec->events_end = (uint32_t)p->nsection_events;
     return ST_OK;
