@@ -64,7 +64,7 @@ static int reserve(line_buffer *lb, size_t want, const reading *rd) {
     return 0;
 }
 
-/* Parses the whole lines in the buffer and keeps the unfinished last one for later. */
+/* Hands the whole lines in the buffer to the sink and keeps the unfinished last one for later. */
 static int flush_lines(const reading *rd, line_buffer *lb, int at_end) {
     size_t n = lb->len;
     if (!at_end) {
@@ -98,7 +98,7 @@ static ssize_t source_read(source *src, void *buf, size_t n) {
     }
 }
 
-/* Reads the source to its end, inflating when `z` is set, and parses line by line. */
+/* Reads the source to its end, inflating when `z` is set, and hands its lines to the sink. */
 static int pump(const reading *rd, source *src, z_stream *z, uint64_t total) {
     line_buffer lb = {NULL, 0, 0};
     unsigned char *in = NULL;
