@@ -25,14 +25,21 @@ void clear_error(cg_error *err) {
 
 enum { TEXT_MAX = 768 };
 
+/* The message of a fault: "NAME:LINE: text". */
+static void prefixed(char *out, size_t size, const fault_site *s, uint64_t line, const char *text) {
+    snprintf(out, size, "%s:%llu: %s", s->name, (unsigned long long)line, text);
+}
+
 static int stop_with(const fault_site *s, int code, uint64_t line, const char *text) {
-    set_error(s->err, code, line, "%s:%llu: %s", s->name, (unsigned long long)line, text);
+    char msg[sizeof s->err->message];
+    prefixed(msg, sizeof msg, s, line, text);
+    set_error(s->err, code, line, "%s", msg);
     return -1;
 }
 
 static int warn_with(const fault_site *s, uint64_t line, const char *text) {
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s:%llu: %s", s->name, (unsigned long long)line, text);
+    char msg[sizeof s->err->message];
+    prefixed(msg, sizeof msg, s, line, text);
     if (profile_warn(s->p, msg)) return stop_with(s, CG_ERR_NOMEM, line, "out of memory");
     return 0;
 }
