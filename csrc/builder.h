@@ -101,6 +101,10 @@ status build_jump(builder *b, const jump_rec *key);
 
 /* ---- sections ---- */
 enum { SEC_COSTS, SEC_SUMMARY, SEC_TOTALS };
+/* The open section (the last one), or CG_NONE. */
+static inline size_t build_section_current(const builder *b) {
+    return b->section;
+}
 /* Opens a new section (the previous one must be closed): it is the open one until closed. */
 status build_section_open(builder *b, uint32_t source, uint64_t first_line);
 status build_header(builder *b, uint32_t key, uint32_t value);

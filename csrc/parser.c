@@ -71,7 +71,7 @@ static int intern(parser *ps, const char *s, size_t len, uint32_t *out) {
 static int finish_section(parser *ps, int at_end) {
     parse_state *st = &ps->st;
     builder *b = ps->b;
-    size_t s = b->section;
+    size_t s = build_section_current(b);
     if (s == CG_NONE) return LINE_OK;
     int keep = !st->skip_records && build_section_chosen(b);
     if (build_section_close(b, keep)) return out_of_memory(ps);
@@ -115,7 +115,7 @@ static int new_section(parser *ps) {
 
 static int enter_body(parser *ps) {
     parse_state *st = &ps->st;
-    if (ps->b->section == CG_NONE) {
+    if (build_section_current(ps->b) == CG_NONE) {
         int rc = new_section(ps);
         if (rc) return rc;
     }
@@ -709,7 +709,7 @@ static int opens_section(const char *key, size_t klen, int *repeatable) {
 
 static int starts_section(const parser *ps, const char *key, size_t klen) {
     int repeatable;
-    if (ps->b->section == CG_NONE) return 1;
+    if (build_section_current(ps->b) == CG_NONE) return 1;
     if (!opens_section(key, klen, &repeatable)) return 0;
     if (ps->st.body_started || build_section_has_totals(ps->b)) return 1;
     return !repeatable && build_section_has_header(ps->b, key, klen);
@@ -784,7 +784,7 @@ static int parse_line(parser *ps, const char *s, const char *end) {
         st->have_events = 0;
         st->ncols = 1;
         st->col_kind[0] = COL_LINE;
-        return ps->b->section != CG_NONE ? new_section(ps) : LINE_OK;
+        return build_section_current(ps->b) != CG_NONE ? new_section(ps) : LINE_OK;
     }
     char shown[TOKEN_SHOWN + 4];
     return malformed(ps, "unrecognized line starting with '%s'", token(shown, key, end));
