@@ -207,7 +207,7 @@ $(BENCH_BIN)/driver: bench/driver.c $(CORE_LIB) csrc/callgrind.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -Icsrc -o $@ $< $(CORE_LIB) $(LDLIBS)
 
-# The tokenizer takes the core's reader (reader.o) from the library and nothing else.
+# The tokenizer drives the core's reader (reader.h) with a line sink of its own: no parser, no builder.
 $(BENCH_BIN)/tokenize: bench/tokenize.c $(CORE_LIB) $(wildcard csrc/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -Icsrc -o $@ $< $(CORE_LIB) $(LDLIBS)

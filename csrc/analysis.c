@@ -5,38 +5,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "analysis.h"
+#include "msort.h"
 #include "vec.h"
 
 typedef struct analysis {
     cg_profile *p;
-    cg_error *err;
-    int tolerant;
-    const char *where; /* input name and line the faults are reported at: the end of input */
+    const fault_site *site; /* where faults are reported: the end of the last input */
     uint64_t line;
 } analysis;
 
 static int nomem(analysis *a) {
-    snprintf(a->err->message, sizeof a->err->message, "out of memory");
-    a->err->code = CG_ERR_NOMEM;
-    a->err->line = 0;
+    set_error(a->site->err, CG_ERR_NOMEM, 0, "out of memory");
     return -1;
 }
 
 /* An overflowing sum: a strict load fails, a tolerant one keeps the saturated value. */
 static int overflow(analysis *a, const char *what, uint32_t fn) {
     cg_profile *p = a->p;
-    char msg[700];
-    snprintf(msg, sizeof msg, "%s:%llu: %s of '%s' does not fit in 64 bits", a->where,
-             (unsigned long long)a->line, what,
-             fn == NO_INDEX ? "the profile" : strtab_get(&p->strings, p->fns[fn].name));
-    if (!a->tolerant) {
-        snprintf(a->err->message, sizeof a->err->message, "%s", msg);
-        a->err->code = CG_ERR_OVERFLOW;
-        a->err->line = a->line;
-        return -1;
-    }
-    return profile_warn(p, msg) ? nomem(a) : 0;
+    return fault(a->site, CG_ERR_OVERFLOW, a->line, "%s of '%s' does not fit in 64 bits", what,
+                 fn == NO_INDEX ? "the profile" : strtab_get(&p->strings, p->fns[fn].name));
 }
 
 static int alloc_rows(cost_array *c, size_t rows, size_t stride) {
@@ -75,28 +63,6 @@ static int group_by(size_t owners, size_t items, const void *base, size_t stride
     return 0;
 }
 
-/* ---- sorting without recursion: bottom-up merge sort of index arrays ---- */
-
-typedef int (*less_fn)(const cg_profile *p, uint32_t a, uint32_t b);
-
-static void merge_sort(const cg_profile *p, uint32_t *v, uint32_t *tmp, size_t n, less_fn less) {
-    uint32_t *src = v, *dst = tmp;
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n;
-            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) dst[k++] = less(p, src[j], src[i]) ? src[j++] : src[i++];
-            while (i < mid) dst[k++] = src[i++];
-            while (j < hi) dst[k++] = src[j++];
-        }
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v) memcpy(v, src, n * sizeof *v);
-}
-
 static int identity_less(const cg_profile *p, uint32_t a, uint32_t b) {
     const fn_rec *x = &p->fns[a], *y = &p->fns[b];
     int c = strcmp(strtab_get(&p->strings, x->name), strtab_get(&p->strings, y->name));
@@ -111,23 +77,31 @@ static int name_less(const cg_profile *p, uint32_t a, uint32_t b) {
     return c < 0;
 }
 
+#define IDENTITY_BEFORE(p, a, b) identity_less((p), *(a), *(b))
+#define NAME_BEFORE(p, a, b) name_less((p), *(a), *(b))
+DEFINE_MERGE_SORT(sort_by_identity, uint32_t, const cg_profile *, IDENTITY_BEFORE)
+DEFINE_MERGE_SORT(sort_by_name, uint32_t, const cg_profile *, NAME_BEFORE)
+
 /* Line records in their final form; functions sorted by name for lookups. */
 static int finish_lines_and_names(analysis *a, line_scratch *scratch) {
     cg_profile *p = a->p;
     for (size_t f = 0; f < p->nfns; f++) {
         int rc = line_finish(&p->line_stores[f], &p->strings, p->nraw, scratch);
-        if (rc == LINES_NOMEM) return nomem(a);
-        if (rc == LINES_OVERFLOW && overflow(a, "a line's cost", (uint32_t)f)) return -1;
+        if (rc == ST_NOMEM) return nomem(a);
+        if (rc == ST_OVERFLOW && overflow(a, "a line's cost", (uint32_t)f)) return -1;
     }
     uint32_t *tmp = malloc((p->nfns ? p->nfns : 1) * sizeof *tmp);
+    uint32_t *bounds = malloc((p->nfns + 1) * sizeof *bounds);
     p->name_order = malloc((p->nfns ? p->nfns : 1) * sizeof *p->name_order);
-    if (!tmp || !p->name_order) {
+    if (!tmp || !bounds || !p->name_order) {
         free(tmp);
+        free(bounds);
         return nomem(a);
     }
     for (size_t f = 0; f < p->nfns; f++) p->name_order[f] = (uint32_t)f;
-    merge_sort(p, p->name_order, tmp, p->nfns, name_less);
+    sort_by_name(p, p->name_order, tmp, bounds, p->nfns);
     free(tmp);
+    free(bounds);
     return 0;
 }
 
@@ -204,7 +178,8 @@ static int find_cycles(analysis *a) {
         rank[c] = NO_INDEX;
         if (scc_size[c] >= 2) order[ncycles++] = scc_min[c]; /* order[] is free again */
     }
-    merge_sort(p, order, stack, ncycles, identity_less);
+    /* the depth-first search is done: its stack and path arrays serve the sorts */
+    sort_by_identity(p, order, stack, frames, ncycles);
     for (size_t i = 0; i < ncycles; i++) rank[scc_of[order[i]]] = (uint32_t)i;
     p->ncycles = ncycles;
     p->cycle_begin = calloc(ncycles + 2, sizeof *p->cycle_begin);
@@ -224,8 +199,8 @@ static int find_cycles(analysis *a) {
         if (p->fns[f].cycle != NO_INDEX)
             p->cycle_members[p->cycle_begin[p->fns[f].cycle + 1]++] = (uint32_t)f;
     for (size_t c = 0; c < ncycles; c++)
-        merge_sort(p, p->cycle_members + p->cycle_begin[c], stack,
-                   p->cycle_begin[c + 1] - p->cycle_begin[c], identity_less);
+        sort_by_identity(p, p->cycle_members + p->cycle_begin[c], stack, frames,
+                         p->cycle_begin[c + 1] - p->cycle_begin[c]);
     for (size_t c = 0; c < ncycles; c++) {
         char name[32];
         int len = snprintf(name, sizeof name, "<cycle %zu>", c + 1);
@@ -361,9 +336,8 @@ static int no_cycles(analysis *a) {
     return p->cycle_begin && p->cycle_names && p->cycle_members ? 0 : nomem(a);
 }
 
-int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolerant,
-                 const char *where, uint64_t line) {
-    analysis a = {p, err, tolerant, where ? where : "profile", line};
+int analysis_run(cg_profile *p, line_scratch *scratch, const fault_site *site, uint64_t line) {
+    analysis a = {p, site, line};
     if (order_calls_by_caller(&a)) return -1;
     if (group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, caller),
                  &p->callee_begin, &p->callee_index) ||

@@ -1,47 +1,75 @@
 /* builder.c - adds records to the model under construction, merging records with equal
  * identity: a function is (name, file, object); a line cost (function, file, line, address);
  * a call (caller, callee, call site); a jump (function, source, target, kind). */
+#include "builder.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 #include "hash.h"
-#include "loader.h"
 #include "vec.h"
 
-/* ---- cost arrays ---- */
+/* ---- the builder ---- */
 
-int costs_add_row(cost_array *a, size_t stride, size_t *row_out) {
-    size_t need = a->rows + 1;
-    if (need > a->cap) {
-        size_t ncap = a->cap < 16 ? 16 : a->cap + a->cap / 2;
-        size_t width = stride ? stride : 1;
-        if (ncap > SIZE_MAX / sizeof(cg_cost) / width) return -1;
-        cg_cost *v = realloc(a->v, ncap * width * sizeof(cg_cost));
-        if (!v) return -1;
-        a->v = v;
-        a->cap = ncap;
-    }
-    memset(a->v + a->rows * stride, 0, stride * sizeof(cg_cost));
-    *row_out = a->rows++;
-    return 0;
+status builder_init(builder *b, const section_choice *choice, size_t max_warnings, int no_cycles) {
+    memset(b, 0, sizeof *b);
+    b->seed = hash_new_seed(b);
+    if (!(b->p = profile_new(b->seed))) return ST_NOMEM;
+    b->p->max_warnings = max_warnings ? max_warnings : 1000;
+    b->p->no_cycles = no_cycles != 0;
+    b->scratch.seed = b->seed;
+    b->block_fn = NO_INDEX;
+    b->section = CG_NONE;
+    if (choice) b->choice = *choice;
+    return ST_OK;
 }
 
-int costs_restride(cost_array *a, size_t old_stride, size_t new_stride) {
-    if (!a->cap) return 0;
-    if (a->cap > SIZE_MAX / sizeof(cg_cost) / new_stride) return -1;
-    cg_cost *v = realloc(a->v, a->cap * new_stride * sizeof(cg_cost));
-    if (!v) return -1;
-    a->v = v;
-    /* widen in place from the last row down, so no row is overwritten before it moves */
-    for (size_t r = a->rows; r-- > 0;) {
-        memmove(v + r * new_stride, v + r * old_stride, old_stride * sizeof(cg_cost));
-        memset(v + r * new_stride + old_stride, 0, (new_stride - old_stride) * sizeof(cg_cost));
-    }
-    return 0;
+/* The per-record state: which records come next, which functions have blocks, which callees
+ * were guessed (resolve.c is done with them), and the indexes that merge records. */
+static void free_record_state(builder *b) {
+    idxtab_free(&b->fn_index);
+    idxtab_free(&b->call_index);
+    idxtab_free(&b->jump_index);
+    free(b->fn_defined);
+    free(b->call_guessed);
+    free(b->cursors);
+    free(b->call_next);
+    free(b->jump_next);
+    b->fn_defined = b->call_guessed = NULL;
+    b->cursors = NULL;
+    b->call_next = b->jump_next = NULL;
+    b->fn_defined_cap = b->call_guessed_cap = b->cursors_cap = 0;
+    b->call_next_cap = b->jump_next_cap = 0;
 }
 
-void costs_free(cost_array *a) {
-    free(a->v);
-    memset(a, 0, sizeof *a);
+void builder_free(builder *b) {
+    cg_profile_free(b->p);
+    b->p = NULL;
+    free_record_state(b);
+    line_scratch_free(&b->scratch);
+    free(b->descs);
+    free(b->read_ids);
+    b->descs = NULL;
+    b->read_ids = NULL;
+}
+
+cg_profile *builder_take(builder *b) {
+    cg_profile *p = b->p;
+    b->p = NULL;
+    return p;
+}
+
+status build_string(builder *b, const char *s, size_t len, uint32_t *id) {
+    int64_t sid = strtab_intern(&b->p->strings, s, len);
+    if (sid < 0) return ST_NOMEM;
+    *id = (uint32_t)sid;
+    return ST_OK;
+}
+
+status build_event_desc(builder *b, const event_desc *d) {
+    if (VEC_RESERVE(b->descs, b->descs_cap, b->ndescs + 1)) return ST_NOMEM;
+    b->descs[b->ndescs++] = *d;
+    return ST_OK;
 }
 
 /* Shrinks an array to `n` elements; a failed realloc keeps the larger block, still valid. */
@@ -63,8 +91,9 @@ static void shrink_costs(cost_array *a, size_t stride) {
     a->cap = a->rows;
 }
 
-void build_shrink(cg_loader *ld) {
-    cg_profile *p = ld->p;
+void builder_finish(builder *b) {
+    cg_profile *p = b->p;
+    free_record_state(b);
     SHRINK(p->fns, p->fns_cap, p->nfns);
     SHRINK(p->line_stores, p->line_stores_cap, p->nfns);
     SHRINK(p->calls, p->calls_cap, p->ncalls);
@@ -81,66 +110,113 @@ static int fn_eq(const void *ctx, uint32_t index, const void *key) {
     return a->name == b->name && a->file == b->file && a->object == b->object;
 }
 
-int64_t build_function(cg_loader *ld, uint32_t name, uint32_t file, uint32_t object) {
-    cg_profile *p = ld->p;
+status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object, uint32_t *fn) {
+    cg_profile *p = b->p;
     /* most calls go to a few callees: a small direct-mapped cache spares the hash probe */
-    fn_cache_entry *cached = &ld->fn_cache[((name * 0x9e3779b1u) ^ (file * 0x85ebca6bu) ^ object) >>
-                                           (32 - FN_CACHE_BITS)];
-    if (cached->fn && cached->name == name && cached->file == file && cached->object == object)
-        return cached->fn - 1;
+    fn_cache_entry *cached = &b->fn_cache[((name * 0x9e3779b1u) ^ (file * 0x85ebca6bu) ^ object) >>
+                                          (32 - FN_CACHE_BITS)];
+    if (cached->fn && cached->name == name && cached->file == file && cached->object == object) {
+        *fn = cached->fn - 1;
+        return ST_OK;
+    }
     fn_rec key = {name, file, object, NO_INDEX, 0};
     uint32_t tag =
-        (uint32_t)hash_mix(hash_combine(hash_combine(hash_combine(ld->seed, name), file), object));
+        (uint32_t)hash_mix(hash_combine(hash_combine(hash_combine(b->seed, name), file), object));
     size_t slot;
-    int64_t found = idxtab_find(&ld->fn_index, tag, fn_eq, p, &key, &slot);
+    int64_t found = idxtab_find(&b->fn_index, tag, fn_eq, p, &key, &slot);
     if (found >= 0) {
         *cached = (fn_cache_entry){name, file, object, (uint32_t)found + 1};
-        return found;
+        *fn = (uint32_t)found;
+        return ST_OK;
     }
     size_t row;
-    if (idxtab_grow(&ld->fn_index) || VEC_RESERVE(p->fns, p->fns_cap, p->nfns + 1) ||
-        VEC_RESERVE(ld->fn_defined, ld->fn_defined_cap, p->nfns + 1) ||
+    if (idxtab_grow(&b->fn_index) || VEC_RESERVE(p->fns, p->fns_cap, p->nfns + 1) ||
+        VEC_RESERVE(b->fn_defined, b->fn_defined_cap, p->nfns + 1) ||
         VEC_RESERVE(p->line_stores, p->line_stores_cap, p->nfns + 1) ||
-        VEC_RESERVE(ld->cursors, ld->cursors_cap, p->nfns + 1) ||
+        VEC_RESERVE(b->cursors, b->cursors_cap, p->nfns + 1) ||
         costs_add_row(&p->fn_self, p->nraw, &row))
-        return -1;
-    fn_cursor *cur = &ld->cursors[p->nfns];
+        return ST_NOMEM;
+    fn_cursor *cur = &b->cursors[p->nfns];
     cur->first_call = cur->last_call = cur->next_call = NO_INDEX;
     cur->first_jump = cur->last_jump = cur->next_jump = NO_INDEX;
-    (void)idxtab_find(&ld->fn_index, tag, fn_eq, p, &key, &slot);
+    (void)idxtab_find(&b->fn_index, tag, fn_eq, p, &key, &slot);
     p->fns[p->nfns] = key;
-    ld->fn_defined[p->nfns] = 0;
+    b->fn_defined[p->nfns] = 0;
     memset(&p->line_stores[p->nfns], 0, sizeof p->line_stores[p->nfns]);
-    idxtab_put(&ld->fn_index, slot, tag, (uint32_t)p->nfns);
+    idxtab_put(&b->fn_index, slot, tag, (uint32_t)p->nfns);
     *cached = (fn_cache_entry){name, file, object, (uint32_t)p->nfns + 1};
-    return (int64_t)p->nfns++;
+    *fn = (uint32_t)p->nfns++;
+    return ST_OK;
 }
 
-int build_defined(cg_loader *ld, uint32_t fn) {
-    ld->fn_defined[fn] = 1;
+void build_defined(builder *b, uint32_t fn) {
+    b->fn_defined[fn] = 1;
     /* the block of another function begins: the last one's records are most likely complete */
-    if (ld->block_fn != NO_INDEX && ld->block_fn != fn)
-        line_leave(&ld->p->line_stores[ld->block_fn]);
-    ld->block_fn = fn;
+    if (b->block_fn != NO_INDEX && b->block_fn != fn) line_leave(&b->p->line_stores[b->block_fn]);
+    b->block_fn = fn;
     /* a new block of the function: expect its calls and jumps in the order seen before */
-    fn_cursor *cur = &ld->cursors[fn];
+    fn_cursor *cur = &b->cursors[fn];
     cur->next_call = cur->first_call;
     cur->next_jump = cur->first_jump;
-    return 0;
 }
 
 /* ---- line costs ---- */
 
-int build_line(cg_loader *ld, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
-               const cg_cost *costs, size_t n) {
-    cg_profile *p = ld->p;
-    if (row_add(costs_row(&p->fn_self, p->nraw, fn), costs, n)) return -2;
-    int rc = line_append(&p->line_stores[fn], file, line, addr, costs, n, &p->strings, p->nraw,
-                         &ld->scratch);
-    return rc == LINES_OK ? 0 : rc == LINES_OVERFLOW ? -2 : -1;
+status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
+                  const cg_cost *costs, size_t n) {
+    cg_profile *p = b->p;
+    if (b->section != CG_NONE &&
+        row_add(costs_row(&p->section_costs, p->nraw, b->section), costs, n))
+        return ST_OVERFLOW;
+    if (row_add(costs_row(&p->fn_self, p->nraw, fn), costs, n)) return ST_OVERFLOW;
+    return line_append(&p->line_stores[fn], file, line, addr, costs, n, &p->strings, p->nraw,
+                       &b->scratch);
 }
 
-/* ---- calls ---- */
+/* ---- calls and jumps ---- */
+
+/* A new call or jump of a function comes after its last one in reading order; the record
+ * expected next is unknown until one matches again. */
+static void chain(uint32_t *next, uint32_t *first, uint32_t *last, uint32_t *expected,
+                  uint32_t rec) {
+    next[rec] = NO_INDEX;
+    if (*last != NO_INDEX)
+        next[*last] = rec;
+    else
+        *first = rec;
+    *last = rec;
+    *expected = NO_INDEX;
+}
+
+/* The call or jump equal to `key`: the record expected next (a new block of a function
+ * repeats the records of the last one in order), else the one the index finds; -1 and *tag and
+ * *slot for idxtab_put when there is none. */
+static inline int64_t find_record(const builder *b, const idxtab *index, uint32_t expected,
+                                  idxtab_eq_fn eq, uint32_t (*tag_of)(uint64_t, const void *),
+                                  const void *key, uint32_t *tag, size_t *slot) {
+    *tag = 0;
+    *slot = 0;
+    if (expected != NO_INDEX && eq(b->p, expected, key)) return expected;
+    *tag = tag_of(b->seed, key);
+    return idxtab_find(index, *tag, eq, b->p, key, slot);
+}
+
+static uint32_t call_tag(uint64_t seed, const void *k) {
+    const call_rec *key = k;
+    uint64_t h =
+        hash_combine(hash_combine(hash_combine(seed, key->caller), key->callee), key->file);
+    return (uint32_t)hash_mix(hash_combine(hash_combine(h, key->line), key->addr));
+}
+
+static uint32_t jump_tag(uint64_t seed, const void *k) {
+    const jump_rec *key = k;
+    uint64_t h =
+        hash_combine(hash_combine(hash_combine(seed, key->fn), key->from_file), key->from_line);
+    h = hash_combine(hash_combine(h, key->from_addr), key->to_fn);
+    h = hash_combine(hash_combine(h, key->to_file), key->to_line);
+    h = hash_combine(hash_combine(h, key->to_addr), (uint64_t)key->conditional);
+    return (uint32_t)hash_mix(h);
+}
 
 static int call_eq(const void *ctx, uint32_t index, const void *key) {
     const call_rec *a = &((const cg_profile *)ctx)->calls[index];
@@ -149,51 +225,36 @@ static int call_eq(const void *ctx, uint32_t index, const void *key) {
            a->callee == b->callee && a->file == b->file;
 }
 
-int build_call(cg_loader *ld, const call_rec *key, int guessed, cg_cost **row_out) {
-    cg_profile *p = ld->p;
-    fn_cursor *cur = &ld->cursors[key->caller];
-    int64_t found = -1;
-    size_t slot = 0;
-    uint32_t tag = 0;
-    if (cur->next_call != NO_INDEX && call_eq(p, cur->next_call, key)) {
-        found = cur->next_call;
-    } else {
-        uint64_t h =
-            hash_combine(hash_combine(hash_combine(ld->seed, key->caller), key->callee), key->file);
-        tag = (uint32_t)hash_mix(hash_combine(hash_combine(h, key->line), key->addr));
-        found = idxtab_find(&ld->call_index, tag, call_eq, p, key, &slot);
-    }
+status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row_out) {
+    cg_profile *p = b->p;
+    fn_cursor *cur = &b->cursors[key->caller];
+    size_t slot;
+    uint32_t tag;
+    int64_t found =
+        find_record(b, &b->call_index, cur->next_call, call_eq, call_tag, key, &tag, &slot);
     if (found >= 0) {
-        cur->next_call = ld->call_next[found];
+        cur->next_call = b->call_next[found];
         *row_out = costs_row(&p->call_costs, p->nraw, (size_t)found);
         /* one occurrence that names the callee's file settles it */
-        ld->call_guessed[found] &= (unsigned char)guessed;
-        return count_add(&p->calls[found].count, key->count);
+        b->call_guessed[found] &= (unsigned char)guessed;
+        return count_add(&p->calls[found].count, key->count) ? ST_OVERFLOW : ST_OK;
     }
     size_t row;
-    if (idxtab_grow(&ld->call_index) || VEC_RESERVE(p->calls, p->calls_cap, p->ncalls + 1) ||
-        VEC_RESERVE(ld->call_guessed, ld->call_guessed_cap, p->ncalls + 1) ||
-        VEC_RESERVE(ld->call_next, ld->call_next_cap, p->ncalls + 1) ||
+    if (idxtab_grow(&b->call_index) || VEC_RESERVE(p->calls, p->calls_cap, p->ncalls + 1) ||
+        VEC_RESERVE(b->call_guessed, b->call_guessed_cap, p->ncalls + 1) ||
+        VEC_RESERVE(b->call_next, b->call_next_cap, p->ncalls + 1) ||
         costs_add_row(&p->call_costs, p->nraw, &row))
-        return -2;
+        return ST_NOMEM;
     uint32_t c = (uint32_t)p->ncalls;
-    ld->call_guessed[c] = (unsigned char)guessed;
-    ld->call_next[c] = NO_INDEX;
-    if (cur->last_call != NO_INDEX)
-        ld->call_next[cur->last_call] = c;
-    else
-        cur->first_call = c;
-    cur->last_call = c;
-    cur->next_call = NO_INDEX;
-    (void)idxtab_find(&ld->call_index, tag, call_eq, p, key, &slot);
+    b->call_guessed[c] = (unsigned char)guessed;
+    chain(b->call_next, &cur->first_call, &cur->last_call, &cur->next_call, c);
+    (void)idxtab_find(&b->call_index, tag, call_eq, p, key, &slot);
     p->calls[c] = *key;
-    idxtab_put(&ld->call_index, slot, tag, c);
+    idxtab_put(&b->call_index, slot, tag, c);
     p->ncalls++;
     *row_out = costs_row(&p->call_costs, p->nraw, row);
-    return 0;
+    return ST_OK;
 }
-
-/* ---- jumps ---- */
 
 static int jump_eq(const void *ctx, uint32_t index, const void *key) {
     const jump_rec *a = &((const cg_profile *)ctx)->jumps[index];
@@ -203,90 +264,246 @@ static int jump_eq(const void *ctx, uint32_t index, const void *key) {
            a->to_line == b->to_line && a->to_addr == b->to_addr && a->conditional == b->conditional;
 }
 
-int build_jump(cg_loader *ld, const jump_rec *key) {
-    cg_profile *p = ld->p;
-    fn_cursor *cur = &ld->cursors[key->fn];
-    int64_t found = -1;
-    size_t slot = 0;
-    uint32_t tag = 0;
-    if (cur->next_jump != NO_INDEX && jump_eq(p, cur->next_jump, key)) {
-        found = cur->next_jump;
-    } else {
-        uint64_t h = hash_combine(hash_combine(hash_combine(ld->seed, key->fn), key->from_file),
-                                  key->from_line);
-        h = hash_combine(hash_combine(h, key->from_addr), key->to_fn);
-        h = hash_combine(hash_combine(h, key->to_file), key->to_line);
-        h = hash_combine(hash_combine(h, key->to_addr), (uint64_t)key->conditional);
-        tag = (uint32_t)hash_mix(h);
-        found = idxtab_find(&ld->jump_index, tag, jump_eq, p, key, &slot);
-    }
+status build_jump(builder *b, const jump_rec *key) {
+    cg_profile *p = b->p;
+    fn_cursor *cur = &b->cursors[key->fn];
+    size_t slot;
+    uint32_t tag;
+    int64_t found =
+        find_record(b, &b->jump_index, cur->next_jump, jump_eq, jump_tag, key, &tag, &slot);
     if (found >= 0) {
-        cur->next_jump = ld->jump_next[found];
+        cur->next_jump = b->jump_next[found];
         jump_rec *j = &p->jumps[found];
-        return count_add(&j->executed, key->executed) | count_add(&j->taken, key->taken);
+        return count_add(&j->executed, key->executed) | count_add(&j->taken, key->taken)
+                   ? ST_OVERFLOW
+                   : ST_OK;
     }
-    if (idxtab_grow(&ld->jump_index) || VEC_RESERVE(p->jumps, p->jumps_cap, p->njumps + 1) ||
-        VEC_RESERVE(ld->jump_next, ld->jump_next_cap, p->njumps + 1))
-        return -2;
+    if (idxtab_grow(&b->jump_index) || VEC_RESERVE(p->jumps, p->jumps_cap, p->njumps + 1) ||
+        VEC_RESERVE(b->jump_next, b->jump_next_cap, p->njumps + 1))
+        return ST_NOMEM;
     uint32_t j = (uint32_t)p->njumps;
-    ld->jump_next[j] = NO_INDEX;
-    if (cur->last_jump != NO_INDEX)
-        ld->jump_next[cur->last_jump] = j;
-    else
-        cur->first_jump = j;
-    cur->last_jump = j;
-    cur->next_jump = NO_INDEX;
-    (void)idxtab_find(&ld->jump_index, tag, jump_eq, p, key, &slot);
+    chain(b->jump_next, &cur->first_jump, &cur->last_jump, &cur->next_jump, j);
+    (void)idxtab_find(&b->jump_index, tag, jump_eq, p, key, &slot);
     p->jumps[j] = *key;
-    idxtab_put(&ld->jump_index, slot, tag, j);
+    idxtab_put(&b->jump_index, slot, tag, j);
     p->njumps++;
-    return 0;
+    return ST_OK;
 }
 
-/* ---- events and sections ---- */
+/* ---- events ---- */
 
-int64_t build_event(cg_loader *ld, const char *name, size_t len) {
-    cg_profile *p = ld->p;
-    int64_t sid = strtab_intern(&p->strings, name, len);
-    if (sid < 0) return -1;
-    for (size_t i = 0; i < p->nraw; i++)
-        if (p->events[i].name == (uint32_t)sid) return (int64_t)i;
-    if (p->nraw >= MAX_RAW_EVENTS) return -2;
-    if (VEC_RESERVE(p->events, p->events_cap, p->nraw + 1)) return -1;
+status build_event(builder *b, const char *name, size_t len, uint32_t *ev) {
+    cg_profile *p = b->p;
+    uint32_t sid;
+    if (build_string(b, name, len, &sid)) return ST_NOMEM;
+    for (size_t i = 0; i < p->nraw; i++) {
+        if (p->events[i].name == sid) {
+            *ev = (uint32_t)i;
+            return ST_OK;
+        }
+    }
+    if (p->nraw >= MAX_RAW_EVENTS) return ST_LIMIT;
+    if (VEC_RESERVE(p->events, p->events_cap, p->nraw + 1)) return ST_NOMEM;
     size_t old = p->nraw, wide = p->nraw + 1;
     cost_array *arrays[] = {&p->fn_self, &p->call_costs, &p->section_costs, &p->section_summary,
                             &p->section_totals};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
-        if (costs_restride(arrays[i], old, wide)) return -1;
+        if (costs_restride(arrays[i], old, wide)) return ST_NOMEM;
     memset(&p->events[old], 0, sizeof p->events[old]);
-    p->events[old].name = (uint32_t)sid;
+    p->events[old].name = sid;
     p->nraw = p->nevents = wide;
-    return (int64_t)old;
+    *ev = (uint32_t)old;
+    return ST_OK;
 }
 
-int build_section(cg_loader *ld, uint32_t source, uint64_t first_line) {
-    cg_profile *p = ld->p;
+/* ---- sections ---- */
+
+status build_section_open(builder *b, uint32_t source, uint64_t first_line) {
+    cg_profile *p = b->p;
     size_t row;
     if (VEC_RESERVE(p->sections, p->sections_cap, p->nsections + 1) ||
         costs_add_row(&p->section_costs, p->nraw, &row) ||
         costs_add_row(&p->section_summary, p->nraw, &row) ||
         costs_add_row(&p->section_totals, p->nraw, &row))
-        return -1;
-    section_rec *s = &p->sections[p->nsections++];
+        return ST_NOMEM;
+    section_rec *s = &p->sections[p->nsections];
     memset(s, 0, sizeof *s);
     s->source = source;
     s->first_line = first_line;
     s->header_begin = s->header_end = (uint32_t)p->nheaders;
     s->events_begin = s->events_end = (uint32_t)p->nsection_events;
-    return 0;
+    b->section = p->nsections++;
+    b->sections_read++;
+    return ST_OK;
 }
 
-int build_header(cg_loader *ld, uint32_t key, uint32_t value) {
-    cg_profile *p = ld->p;
-    if (VEC_RESERVE(p->headers, p->headers_cap, p->nheaders + 1)) return -1;
+status build_header(builder *b, uint32_t key, uint32_t value) {
+    cg_profile *p = b->p;
+    if (VEC_RESERVE(p->headers, p->headers_cap, p->nheaders + 1)) return ST_NOMEM;
     p->headers[p->nheaders].key = key;
     p->headers[p->nheaders].value = value;
     p->nheaders++;
-    p->sections[p->nsections - 1].header_end = (uint32_t)p->nheaders;
+    p->sections[b->section].header_end = (uint32_t)p->nheaders;
+    return ST_OK;
+}
+
+status build_section_events(builder *b, const uint32_t *events, size_t n) {
+    cg_profile *p = b->p;
+    section_rec *sec = &p->sections[b->section];
+    p->nsection_events = sec->events_begin; /* the open section's list is always last */
+    if (VEC_RESERVE(p->section_events, p->section_events_cap, p->nsection_events + n))
+        return ST_NOMEM;
+    if (n) memcpy(p->section_events + p->nsection_events, events, n * sizeof *events);
+    p->nsection_events += n;
+    sec->events_end = (uint32_t)p->nsection_events;
+    return ST_OK;
+}
+
+void build_section_positions(builder *b, unsigned mask) {
+    b->p->sections[b->section].positions = mask;
+}
+
+cg_cost *build_section_row(builder *b, int which) {
+    cg_profile *p = b->p;
+    cost_array *rows = which == SEC_SUMMARY  ? &p->section_summary
+                       : which == SEC_TOTALS ? &p->section_totals
+                                             : &p->section_costs;
+    return costs_row(rows, p->nraw, b->section);
+}
+
+void build_section_mark(builder *b, int which, uint64_t line) {
+    section_rec *sec = &b->p->sections[b->section];
+    if (which == SEC_SUMMARY) {
+        sec->has_summary = 1;
+        sec->summary_line = line;
+    } else if (which == SEC_TOTALS) {
+        sec->has_totals = 1;
+        sec->totals_line = line;
+    }
+}
+
+int build_section_has_header(const builder *b, const char *key, size_t klen) {
+    const cg_profile *p = b->p;
+    const section_rec *sec = &p->sections[b->section];
+    for (uint32_t h = sec->header_begin; h < sec->header_end; h++) {
+        uint32_t id = p->headers[h].key;
+        if (strtab_len(&p->strings, id) == klen && !memcmp(strtab_get(&p->strings, id), key, klen))
+            return 1;
+    }
+    return 0;
+}
+
+int build_section_has_totals(const builder *b) {
+    return b->p->sections[b->section].has_totals;
+}
+
+/* A numeric header of the open section (part:, thread:), 1 when absent. */
+static uint64_t header_number(const builder *b, const char *key) {
+    const cg_profile *p = b->p;
+    const section_rec *sec = &p->sections[b->section];
+    for (uint32_t h = sec->header_begin; h < sec->header_end; h++) {
+        if (strcmp(strtab_get(&p->strings, p->headers[h].key), key) == 0)
+            return strtoull(strtab_get(&p->strings, p->headers[h].value), NULL, 10);
+    }
+    return 1;
+}
+
+int build_section_chosen(const builder *b) {
+    const section_choice *c = &b->choice;
+    if (c->section && c->section != b->sections_read) return 0;
+    if (c->part && header_number(b, "part") != c->part) return 0;
+    if (c->thread && header_number(b, "thread") != c->thread) return 0;
+    return 1;
+}
+
+/* The part and thread of every section read, for the error when the options keep none. */
+static status remember_section_ids(builder *b) {
+    const section_choice *c = &b->choice;
+    if (!c->section && !c->part && !c->thread) return ST_OK;
+    size_t i = b->sections_read - 1;
+    if (VEC_RESERVE(b->read_ids, b->read_ids_cap, i + 1)) return ST_NOMEM;
+    b->read_ids[i][0] = header_number(b, "part");
+    b->read_ids[i][1] = header_number(b, "thread");
+    return ST_OK;
+}
+
+status build_section_close(builder *b, int keep) {
+    cg_profile *p = b->p;
+    if (b->section == CG_NONE) return ST_OK;
+    if (remember_section_ids(b)) return ST_NOMEM;
+    const section_rec *sec = &p->sections[b->section];
+    if (keep) {
+        p->positions |= sec->positions; /* the final positions of every section */
+    } else {
+        p->nheaders = sec->header_begin;
+        p->nsection_events = sec->events_begin;
+        p->section_costs.rows--;
+        p->section_summary.rows--;
+        p->section_totals.rows--;
+        p->nsections--;
+    }
+    b->section = CG_NONE;
+    return ST_OK;
+}
+
+/* The first event whose two cost rows differ, and how many do, among the section's events. */
+static size_t first_difference(const cg_profile *p, const section_rec *sec, const cg_cost *a,
+                               const cg_cost *x, size_t *count) {
+    size_t first = CG_NONE;
+    *count = 0;
+    for (uint32_t i = sec->events_begin; i < sec->events_end; i++) {
+        uint32_t ev = p->section_events[i];
+        if (a[ev] == x[ev]) continue;
+        if (first == CG_NONE) first = ev;
+        ++*count;
+    }
+    return first;
+}
+
+/* totals: or summary: against the costs read: a doubt, never a stop (some writers round). */
+static int check_row(const cg_profile *p, const section_rec *sec, const cg_cost *given,
+                     const cg_cost *sum, const char *label, uint64_t line, const fault_site *site) {
+    for (uint32_t i = sec->events_begin; i < sec->events_end; i++) {
+        uint32_t ev = p->section_events[i];
+        if (given[ev] != sum[ev] &&
+            fault_warn(site, line, "%s %s is %lld but the section's costs sum to %lld", label,
+                       strtab_get(&p->strings, p->events[ev].name), (long long)given[ev],
+                       (long long)sum[ev]))
+            return -1;
+    }
+    return 0;
+}
+
+/* A section without totals: at the end of an input callgrind wrote: callgrind ends every part
+ * with that line, so the input was cut short, and the costs read are only part of the run. A
+ * fault (strict loads stop), not a doubt: every share computed from them would be wrong. */
+static int truncated(const cg_profile *p, const section_rec *sec, size_t s, uint64_t line,
+                     const fault_site *site) {
+    const char *what = "the input ends before the totals: line that callgrind writes last, so it "
+                       "looks truncated";
+    size_t count;
+    const cg_cost *summary = costs_row(&p->section_summary, p->nraw, s);
+    const cg_cost *sum = costs_row(&p->section_costs, p->nraw, s);
+    size_t ev = sec->has_summary ? first_difference(p, sec, summary, sum, &count) : CG_NONE;
+    if (ev == CG_NONE) return fault(site, CG_ERR_FORMAT, line, "%s", what);
+    return fault(site, CG_ERR_FORMAT, line, "%s (summary: %s is %lld, the costs read sum to %lld)",
+                 what, strtab_get(&p->strings, p->events[ev].name), (long long)summary[ev],
+                 (long long)sum[ev]);
+}
+
+int build_section_check(const builder *b, size_t s, int cut, uint64_t line,
+                        const fault_site *site) {
+    const cg_profile *p = b->p;
+    const section_rec *sec = &p->sections[s];
+    const cg_cost *sum = costs_row(&p->section_costs, p->nraw, s);
+    if (sec->has_totals)
+        return check_row(p, sec, costs_row(&p->section_totals, p->nraw, s), sum,
+                         "totals:", sec->totals_line, site);
+    if (cut) return truncated(p, sec, s, line, site);
+    /* callgrind's summary: counts the thread's events and may exceed the costs it writes, so
+     * totals: is the one compared when both are there */
+    if (sec->has_summary)
+        return check_row(p, sec, costs_row(&p->section_summary, p->nraw, s), sum,
+                         "summary:", sec->summary_line, site);
     return 0;
 }

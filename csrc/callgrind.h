@@ -230,19 +230,34 @@ typedef struct cg_line {
     const cg_cost *costs; /* cg_raw_event_count() values, valid until the next read */
 } cg_line;
 
+/* A cursor over one function's records: declare one (or allocate sizeof(cg_line_cursor)) and
+ * use it only through the two functions below; its contents are the library's. */
 typedef struct cg_line_cursor {
-    const cg_profile *profile;
-    const void *chunk;
-    size_t pos;
-    uint32_t remaining, file;
-    uint64_t line, addr;
-    cg_cost costs[CG_MAX_EVENTS];
+    union {
+        void *align;
+        unsigned char bytes[64];
+    } opaque;
+    cg_cost costs[CG_MAX_EVENTS]; /* the row cg_line.costs points to */
 } cg_line_cursor;
 
 size_t cg_line_count(const cg_profile *p); /* all records of all functions */
 void cg_line_cursor_init(cg_line_cursor *c, const cg_profile *p, size_t fn);
 /* Fills *out with the next record and returns 1, or returns 0 after the last. */
 int cg_line_cursor_next(cg_line_cursor *c, cg_line *out);
+
+/* The self cost of event `ev` per source line over the records of functions [first, stop)
+ * (all: 0, cg_function_count), only those in `file` when it is not NULL: one sum per (file,
+ * line) in order of first appearance, code inlined from another file under that file, line 0
+ * for code without line information (every record when the profile has no line positions).
+ * NULL with err on failure (out of memory, a sum beyond 64 bits). */
+typedef struct cg_line_sums cg_line_sums;
+cg_line_sums *cg_line_sums_build(const cg_profile *p, size_t ev, const char *file, size_t first,
+                                 size_t stop, cg_error *err);
+void cg_line_sums_free(cg_line_sums *s);
+size_t cg_line_sums_count(const cg_line_sums *s);
+const char *cg_line_sums_file(const cg_line_sums *s, size_t i);
+uint64_t cg_line_sums_line(const cg_line_sums *s, size_t i);
+cg_cost cg_line_sums_cost(const cg_line_sums *s, size_t i);
 
 /* ---- Jumps (jump= and jcnd=, equal source and target summed) ------------------------------ */
 
@@ -281,6 +296,19 @@ const char *cg_section_header_value(const cg_profile *p, size_t s, size_t i);
 size_t cg_section_event_count(const cg_profile *p, size_t s);
 size_t cg_section_event(const cg_profile *p, size_t s, size_t i);
 unsigned cg_section_positions(const cg_profile *p, size_t s);
+/* Header `i` of a section read as a field: `pid:`, `part:` and `thread:` as numbers (when their
+ * value is one), `cmd:`, `creator:` and `version:` as text, `desc: NAME: VALUE` as NAME and
+ * VALUE; CG_FIELD_NONE for any other header. `name` is the key, or the desc: line's NAME
+ * (`name_len` bytes, not NUL-terminated). */
+enum { CG_FIELD_NONE, CG_FIELD_NUMBER, CG_FIELD_TEXT, CG_FIELD_DESC };
+typedef struct cg_header_field {
+    int kind;
+    const char *name;
+    size_t name_len;
+    const char *text; /* TEXT and DESC */
+    uint64_t number;  /* NUMBER */
+} cg_header_field;
+void cg_section_header_field(const cg_profile *p, size_t s, size_t i, cg_header_field *out);
 const cg_cost *cg_section_costs(const cg_profile *p, size_t s);   /* sum of its self costs */
 const cg_cost *cg_section_summary(const cg_profile *p, size_t s); /* NULL when absent */
 const cg_cost *cg_section_totals(const cg_profile *p, size_t s);  /* NULL when absent */

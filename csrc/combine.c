@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "loader.h"
-#include "vec.h"
 
 typedef struct source_map {
     const cg_profile *src;
@@ -26,12 +25,13 @@ static int overflow(cg_error *err, const char *what) {
     return -1;
 }
 
-static int map_string(cg_loader *ld, source_map *m, uint32_t id, uint32_t *out) {
+static int map_string(builder *b, source_map *m, uint32_t id, uint32_t *out) {
     if (!m->strings[id]) {
-        int64_t nid = strtab_intern(&ld->p->strings, strtab_get(&m->src->strings, id),
-                                    strtab_len(&m->src->strings, id));
-        if (nid < 0) return -1;
-        m->strings[id] = (uint32_t)nid + 1;
+        uint32_t nid;
+        if (build_string(b, strtab_get(&m->src->strings, id), strtab_len(&m->src->strings, id),
+                         &nid))
+            return -1;
+        m->strings[id] = nid + 1;
     }
     *out = m->strings[id] - 1;
     return 0;
@@ -57,85 +57,77 @@ static int weighted_count(uint64_t count, cg_cost weight, uint64_t *out) {
     return __builtin_mul_overflow(count, (uint64_t)weight, out) ? -1 : 0;
 }
 
-static int map_events(cg_loader *ld, source_map *m, cg_error *err) {
+static int map_events(builder *b, source_map *m, cg_error *err) {
     const cg_profile *src = m->src;
     for (size_t e = 0; e < src->nraw; e++) {
         const char *name = strtab_get(&src->strings, src->events[e].name);
-        int64_t ev = build_event(ld, name, strlen(name));
-        if (ev == -2) {
+        status rc = build_event(b, name, strlen(name), &m->events[e]);
+        if (rc == ST_LIMIT) {
             set_error(err, CG_ERR_FORMAT, 0, "too many distinct events (at most %d)",
                       MAX_RAW_EVENTS);
             return -1;
         }
-        if (ev < 0) return nomem(err);
-        m->events[e] = (uint32_t)ev;
+        if (rc) return nomem(err);
     }
     /* long names and formulas come back through the event descriptions */
     for (size_t e = 0; e < src->nevents; e++) {
         const event_rec *ev = &src->events[e];
         if (!ev->long_name && !ev->formula) continue;
         event_desc d = {0, 0, 0, 0, 0};
-        if (map_string(ld, m, ev->name, &d.name) ||
-            (ev->long_name && map_string(ld, m, ev->long_name, &d.long_name)) ||
-            (ev->formula && map_string(ld, m, ev->formula, &d.formula)))
+        if (map_string(b, m, ev->name, &d.name) ||
+            (ev->long_name && map_string(b, m, ev->long_name, &d.long_name)) ||
+            (ev->formula && map_string(b, m, ev->formula, &d.formula)))
             return nomem(err);
-        if (src->nsections && map_string(ld, m, src->sections[0].source, &d.source))
+        if (src->nsections && map_string(b, m, src->sections[0].source, &d.source))
             return nomem(err);
         /* known formulas come back by themselves when their inputs exist */
-        if (e >= src->nraw && event_is_known_formula(strtab_get(&src->strings, ev->name),
-                                                     strtab_get(&src->strings, ev->formula)))
-            continue;
-        if (VEC_RESERVE(ld->descs, ld->descs_cap, ld->ndescs + 1)) return nomem(err);
-        ld->descs[ld->ndescs++] = d;
+        if (ev->builtin) continue;
+        if (build_event_desc(b, &d)) return nomem(err);
     }
     return 0;
 }
 
-static int add_sections(cg_loader *ld, source_map *m, cg_cost weight, cg_error *err) {
+/* The sections of a source, weighted: through the builder's section bookkeeping, as the parser
+ * adds them, with their cost rows summed rather than read. */
+static int add_sections(builder *b, source_map *m, cg_cost weight, cg_error *err) {
     const cg_profile *src = m->src;
-    cg_profile *p = ld->p;
     for (size_t s = 0; s < src->nsections; s++) {
         const section_rec *from = &src->sections[s];
         uint32_t source;
-        if (map_string(ld, m, from->source, &source) || build_section(ld, source, from->first_line))
+        if (map_string(b, m, from->source, &source) ||
+            build_section_open(b, source, from->first_line))
             return nomem(err);
-        size_t to = p->nsections - 1;
         for (uint32_t h = from->header_begin; h < from->header_end; h++) {
             uint32_t key, value;
-            if (map_string(ld, m, src->headers[h].key, &key) ||
-                map_string(ld, m, src->headers[h].value, &value) || build_header(ld, key, value))
+            if (map_string(b, m, src->headers[h].key, &key) ||
+                map_string(b, m, src->headers[h].value, &value) || build_header(b, key, value))
                 return nomem(err);
         }
-        section_rec *sec = &p->sections[to];
-        sec->positions = from->positions;
-        sec->has_summary = from->has_summary;
-        sec->has_totals = from->has_totals;
-        sec->totals_line = from->totals_line;
-        sec->events_begin = (uint32_t)p->nsection_events;
-        size_t nev = from->events_end - from->events_begin;
-        if (VEC_RESERVE(p->section_events, p->section_events_cap, p->nsection_events + nev))
-            return nomem(err);
+        uint32_t events[MAX_RAW_EVENTS];
+        size_t nev = 0;
         for (uint32_t i = from->events_begin; i < from->events_end; i++)
-            p->section_events[p->nsection_events++] = m->events[src->section_events[i]];
-        sec->events_end = (uint32_t)p->nsection_events;
-        p->positions |= from->positions;
+            events[nev++] = m->events[src->section_events[i]];
+        if (build_section_events(b, events, nev)) return nomem(err);
+        build_section_positions(b, from->positions);
+        if (from->has_summary) build_section_mark(b, SEC_SUMMARY, from->summary_line);
+        if (from->has_totals) build_section_mark(b, SEC_TOTALS, from->totals_line);
         const cost_array *rows_from[] = {&src->section_costs, &src->section_summary,
                                          &src->section_totals};
-        cost_array *rows_to[] = {&p->section_costs, &p->section_summary, &p->section_totals};
-        for (size_t k = 0; k < 3; k++)
-            if (add_weighted(costs_row(rows_to[k], p->nraw, to), m->events,
+        for (int k = SEC_COSTS; k <= SEC_TOTALS; k++)
+            if (add_weighted(build_section_row(b, k), m->events,
                              costs_row(rows_from[k], src->nraw, s), src->nraw, weight))
                 return overflow(err, "a section's cost");
+        if (build_section_close(b, 1)) return nomem(err);
     }
     return 0;
 }
 
 /* Adds one source profile; `keep` (optional) says which functions stay, the others becoming
  * the function `dropped` (a new function index) */
-static int add_profile(cg_loader *ld, source_map *m, cg_cost weight, const unsigned char *keep,
+static int add_profile(builder *b, source_map *m, cg_cost weight, const unsigned char *keep,
                        uint32_t dropped, cg_error *err) {
     const cg_profile *src = m->src;
-    if (map_events(ld, m, err) || add_sections(ld, m, weight, err)) return -1;
+    if (map_events(b, m, err) || add_sections(b, m, weight, err)) return -1;
     for (size_t f = 0; f < src->nfns; f++) {
         if (keep && !keep[f]) {
             m->functions[f] = dropped;
@@ -143,27 +135,25 @@ static int add_profile(cg_loader *ld, source_map *m, cg_cost weight, const unsig
         }
         const fn_rec *fn = &src->fns[f];
         uint32_t name, file, object;
-        if (map_string(ld, m, fn->name, &name) || map_string(ld, m, fn->file, &file) ||
-            map_string(ld, m, fn->object, &object))
+        if (map_string(b, m, fn->name, &name) || map_string(b, m, fn->file, &file) ||
+            map_string(b, m, fn->object, &object))
             return nomem(err);
-        int64_t nf = build_function(ld, name, file, object);
-        if (nf < 0) return nomem(err);
-        m->functions[f] = (uint32_t)nf;
-        build_defined(ld, (uint32_t)nf);
+        if (build_function(b, name, file, object, &m->functions[f])) return nomem(err);
+        build_defined(b, m->functions[f]);
     }
     for (size_t f = 0; f < src->nfns; f++) {
         line_reader r;
         line_reader_init(&r, &src->line_stores[f]);
         while (line_reader_next(&r, m->values, src->nraw)) {
             cg_cost *row = m->row;
-            memset(row, 0, ld->p->nraw * sizeof *row);
+            memset(row, 0, build_width(b) * sizeof *row);
             if (add_weighted(row, m->events, m->values, src->nraw, weight))
                 return overflow(err, "a line's cost");
             uint32_t file;
-            if (map_string(ld, m, r.file, &file)) return nomem(err);
-            int rc = build_line(ld, m->functions[f], file, r.line, r.addr, row, ld->p->nraw);
-            if (rc == -1) return nomem(err);
-            if (rc) return overflow(err, "a line's cost");
+            if (map_string(b, m, r.file, &file)) return nomem(err);
+            status rc = build_line(b, m->functions[f], file, r.line, r.addr, row, build_width(b));
+            if (rc == ST_OVERFLOW) return overflow(err, "a line's cost");
+            if (rc) return nomem(err);
         }
     }
     for (size_t c = 0; c < src->ncalls; c++) {
@@ -171,11 +161,11 @@ static int add_profile(cg_loader *ld, source_map *m, cg_cost weight, const unsig
         call_rec key = *call;
         key.caller = m->functions[call->caller];
         key.callee = m->functions[call->callee];
-        if (map_string(ld, m, call->file, &key.file)) return nomem(err);
+        if (map_string(b, m, call->file, &key.file)) return nomem(err);
         if (weighted_count(call->count, weight, &key.count)) return overflow(err, "a call count");
         cg_cost *row;
-        int rc = build_call(ld, &key, 0, &row);
-        if (rc == -2) return nomem(err);
+        status rc = build_call(b, &key, 0, &row);
+        if (rc == ST_NOMEM) return nomem(err);
         if (rc || add_weighted(row, m->events, costs_row(&src->call_costs, src->nraw, c), src->nraw,
                                weight))
             return overflow(err, "a call's cost");
@@ -185,28 +175,27 @@ static int add_profile(cg_loader *ld, source_map *m, cg_cost weight, const unsig
         jump_rec key = *jump;
         key.fn = m->functions[jump->fn];
         key.to_fn = m->functions[jump->to_fn];
-        if (map_string(ld, m, jump->from_file, &key.from_file) ||
-            map_string(ld, m, jump->to_file, &key.to_file))
+        if (map_string(b, m, jump->from_file, &key.from_file) ||
+            map_string(b, m, jump->to_file, &key.to_file))
             return nomem(err);
         if (weighted_count(jump->executed, weight, &key.executed) ||
             weighted_count(jump->taken, weight, &key.taken))
             return overflow(err, "a jump count");
-        int rc = build_jump(ld, &key);
-        if (rc == -2) return nomem(err);
+        status rc = build_jump(b, &key);
+        if (rc == ST_NOMEM) return nomem(err);
         if (rc) return overflow(err, "a jump count");
     }
     return 0;
 }
 
-static int add_source(cg_loader *ld, const cg_profile *src, cg_cost weight,
-                      const unsigned char *keep, uint32_t dropped, cg_error *err) {
+static int add_source(builder *b, const cg_profile *src, cg_cost weight, const unsigned char *keep,
+                      uint32_t dropped, cg_error *err) {
     source_map m = {.src = src};
     m.strings = calloc(src->strings.count ? src->strings.count : 1, sizeof *m.strings);
     m.events = calloc(src->nraw ? src->nraw : 1, sizeof *m.events);
     m.functions = calloc(src->nfns ? src->nfns : 1, sizeof *m.functions);
-    int rc = (m.strings && m.events && m.functions)
-                 ? add_profile(ld, &m, weight, keep, dropped, err)
-                 : nomem(err);
+    int rc = (m.strings && m.events && m.functions) ? add_profile(b, &m, weight, keep, dropped, err)
+                                                    : nomem(err);
     free(m.strings);
     free(m.events);
     free(m.functions);
@@ -236,7 +225,7 @@ cg_profile *cg_profile_combine(const cg_profile *const *profiles, const int64_t 
             cg_loader_free(ld);
             return NULL;
         }
-        if (add_source(ld, profiles[i], weights ? weights[i] : 1, NULL, 0, err)) {
+        if (add_source(&ld->b, profiles[i], weights ? weights[i] : 1, NULL, 0, err)) {
             cg_loader_free(ld);
             return NULL;
         }
@@ -254,17 +243,16 @@ cg_profile *cg_profile_select(const cg_profile *p, const unsigned char *keep,
     for (size_t f = 0; f < p->nfns; f++) ndropped += !keep[f];
     if (ndropped) {
         const char *name = dropped_name ? dropped_name : "(dropped functions)";
-        int64_t sid = strtab_intern(&ld->p->strings, name, strlen(name));
-        int64_t fn = sid < 0 ? -1 : build_function(ld, (uint32_t)sid, 0, 0);
-        if (fn < 0) {
+        uint32_t sid;
+        if (build_string(&ld->b, name, strlen(name), &sid) ||
+            build_function(&ld->b, sid, 0, 0, &dropped)) {
             nomem(err);
             cg_loader_free(ld);
             return NULL;
         }
-        dropped = (uint32_t)fn;
-        build_defined(ld, dropped);
+        build_defined(&ld->b, dropped);
     }
-    if (add_source(ld, p, 1, keep, dropped, err)) {
+    if (add_source(&ld->b, p, 1, keep, dropped, err)) {
         cg_loader_free(ld);
         return NULL;
     }

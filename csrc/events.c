@@ -2,11 +2,12 @@
  * combination of raw events: from `event: X = A + 2 B` lines, or one of KCachegrind's known
  * formulas when an input of it exists. Formulas may use other derived events; they are expanded
  * to raw terms once, when loading ends. */
-#include <stdio.h>
+#include "events.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader.h"
+#include "fault.h"
 #include "numparse.h"
 #include "vec.h"
 
@@ -22,7 +23,8 @@ static const struct known_formula {
     {"CEst", "Ir + 10 Bm + 10 L1m + 20 Ge + 100 L2m + 100 LLm", "Cycle Estimation"},
 };
 
-int event_is_known_formula(const char *name, const char *formula) {
+/* Whether an event is one of those formulas, by name and formula. */
+static int is_known_formula(const char *name, const char *formula) {
     for (size_t k = 0; k < sizeof known_formulas / sizeof *known_formulas; k++)
         if (!strcmp(known_formulas[k].name, name) && !strcmp(known_formulas[k].formula, formula))
             return 1;
@@ -39,28 +41,21 @@ typedef struct derived {
 } derived;
 
 typedef struct expander {
-    cg_loader *ld;
+    cg_profile *p;
     derived *d;
     size_t n;
     cg_error *err;
 } expander;
 
-static int warn_at(cg_loader *ld, uint32_t source, uint64_t line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int warn_at(cg_loader *ld, uint32_t source, uint64_t line, const char *fmt, ...) {
-    char text[600], msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    snprintf(msg, sizeof msg, "%s:%llu: %s", strtab_get(&ld->p->strings, source),
-             (unsigned long long)line, text);
-    return profile_warn(ld->p, msg);
+/* Where a doubt about the `event:` line of input `source` is reported. */
+static fault_site site_of(cg_profile *p, cg_error *err, uint32_t source) {
+    fault_site site = {p, err, strtab_get(&p->strings, source), 1};
+    return site;
 }
 
 static int64_t find_derived(const expander *x, const char *name, size_t len) {
     for (size_t i = 0; i < x->n; i++) {
-        const char *s = strtab_get(&x->ld->p->strings, x->d[i].name);
+        const char *s = strtab_get(&x->p->strings, x->d[i].name);
         if (strlen(s) == len && !memcmp(s, name, len)) return (int64_t)i;
     }
     return -1;
@@ -80,7 +75,8 @@ static int expand(expander *x, size_t i);
 /* Parses `[+|-] [int] [*] Name` terms and sums coefficient * event into d->coef. Returns 0, 1
  * when the formula is unusable (the event is dropped), -1 on a fatal error. */
 static int expand_terms(expander *x, derived *d) {
-    cg_profile *p = x->ld->p;
+    cg_profile *p = x->p;
+    fault_site site = site_of(p, x->err, d->source);
     const char *s = strtab_get(&p->strings, d->formula);
     const char *end = s + strlen(s);
     int used = 0;
@@ -111,9 +107,9 @@ static int expand_terms(expander *x, derived *d) {
         size_t len = (size_t)(s - name);
         if (!len) {
             if (d->from_file)
-                return warn_at(x->ld, d->source, d->line, "bad formula '%s' for event '%s'",
-                               strtab_get(&p->strings, d->formula),
-                               strtab_get(&p->strings, d->name))
+                return fault_warn(&site, d->line, "bad formula '%s' for event '%s'",
+                                  strtab_get(&p->strings, d->formula),
+                                  strtab_get(&p->strings, d->name))
                            ? -1
                            : 1;
             return 1;
@@ -140,8 +136,8 @@ static int expand_terms(expander *x, derived *d) {
             continue;
         }
         if (d->from_file &&
-            warn_at(x->ld, d->source, d->line, "formula of event '%s' uses unknown event '%.*s'",
-                    strtab_get(&p->strings, d->name), (int)len, name))
+            fault_warn(&site, d->line, "formula of event '%s' uses unknown event '%.*s'",
+                       strtab_get(&p->strings, d->name), (int)len, name))
             return -1;
     }
     return used ? 0 : 1;
@@ -165,7 +161,7 @@ static int expand(expander *x, size_t i) {
 static int add_derived(expander *x, uint32_t name, uint32_t long_name, uint32_t formula,
                        int from_file, uint32_t source, uint64_t line) {
     int64_t existing =
-        find_derived(x, strtab_get(&x->ld->p->strings, name), strtab_len(&x->ld->p->strings, name));
+        find_derived(x, strtab_get(&x->p->strings, name), strtab_len(&x->p->strings, name));
     derived *d;
     if (existing >= 0) {
         d = &x->d[existing]; /* a later definition wins */
@@ -182,26 +178,26 @@ static int add_derived(expander *x, uint32_t name, uint32_t long_name, uint32_t 
     return 0;
 }
 
-int apply_event_descs(cg_loader *ld, cg_error *err) {
-    cg_profile *p = ld->p;
-    expander x = {ld, NULL, 0, err};
+int apply_event_descs(cg_profile *p, const event_desc *descs, size_t ndescs, cg_error *err) {
+    expander x = {p, NULL, 0, err};
     int rc = -1;
     x.d = calloc(MAX_DERIVED_EVENTS, sizeof *x.d);
     if (!x.d) goto nomem;
-    for (size_t i = 0; i < ld->ndescs; i++) {
-        const event_desc *e = &ld->descs[i];
+    for (size_t i = 0; i < ndescs; i++) {
+        const event_desc *e = &descs[i];
+        fault_site site = site_of(p, err, e->source);
         int64_t raw =
             find_raw(p, strtab_get(&p->strings, e->name), strtab_len(&p->strings, e->name));
         if (raw >= 0) {
             if (e->long_name) p->events[raw].long_name = e->long_name;
-            if (e->formula && warn_at(ld, e->source, e->line,
-                                      "event '%s' has costs in the file: its formula is ignored",
-                                      strtab_get(&p->strings, e->name)))
+            if (e->formula && fault_warn(&site, e->line,
+                                         "event '%s' has costs in the file: its formula is ignored",
+                                         strtab_get(&p->strings, e->name)))
                 goto nomem;
         } else if (e->formula) {
             if (add_derived(&x, e->name, e->long_name, e->formula, 1, e->source, e->line) &&
-                warn_at(ld, e->source, e->line, "too many derived events (at most %d)",
-                        MAX_DERIVED_EVENTS))
+                fault_warn(&site, e->line, "too many derived events (at most %d)",
+                           MAX_DERIVED_EVENTS))
                 goto nomem;
         }
     }
@@ -223,10 +219,11 @@ int apply_event_descs(cg_loader *ld, cg_error *err) {
     for (size_t i = 0; i < x.n; i++) {
         derived *d = &x.d[i];
         if (d->state != 2) {
+            fault_site site = site_of(p, err, d->source);
             if (d->from_file &&
-                warn_at(ld, d->source, d->line,
-                        "derived event '%s' is dropped: its formula names no usable event",
-                        strtab_get(&p->strings, d->name)))
+                fault_warn(&site, d->line,
+                           "derived event '%s' is dropped: its formula names no usable event",
+                           strtab_get(&p->strings, d->name)))
                 goto nomem;
             continue;
         }
@@ -236,6 +233,8 @@ int apply_event_descs(cg_loader *ld, cg_error *err) {
         ev->name = d->name;
         ev->long_name = d->long_name;
         ev->formula = d->formula;
+        ev->builtin =
+            is_known_formula(strtab_get(&p->strings, d->name), strtab_get(&p->strings, d->formula));
         ev->terms_begin = ev->terms_end = (uint32_t)p->nterms;
         for (size_t e = 0; e < p->nraw; e++) {
             if (!d->coef[e]) continue;
@@ -255,59 +254,4 @@ out:
         for (size_t i = 0; i < x.n; i++) free(x.d[i].coef);
     free(x.d);
     return rc;
-}
-
-/* ---- accessors ---- */
-
-size_t cg_event_count(const cg_profile *p) {
-    return p->nevents;
-}
-size_t cg_raw_event_count(const cg_profile *p) {
-    return p->nraw;
-}
-
-const char *cg_event_name(const cg_profile *p, size_t ev) {
-    return ev < p->nevents ? strtab_get(&p->strings, p->events[ev].name) : NULL;
-}
-
-const char *cg_event_long_name(const cg_profile *p, size_t ev) {
-    return ev < p->nevents ? strtab_get(&p->strings, p->events[ev].long_name) : NULL;
-}
-
-const char *cg_event_formula(const cg_profile *p, size_t ev) {
-    return ev < p->nevents ? strtab_get(&p->strings, p->events[ev].formula) : NULL;
-}
-
-size_t cg_event_index(const cg_profile *p, const char *name) {
-    size_t len = strlen(name);
-    for (size_t i = 0; i < p->nevents; i++) {
-        uint32_t id = p->events[i].name;
-        if (strtab_len(&p->strings, id) == len && !memcmp(strtab_get(&p->strings, id), name, len))
-            return i;
-    }
-    return CG_NONE;
-}
-
-int cg_event_builtin(const cg_profile *p, size_t ev) {
-    if (ev < p->nraw || ev >= p->nevents) return 0;
-    return event_is_known_formula(strtab_get(&p->strings, p->events[ev].name),
-                                  strtab_get(&p->strings, p->events[ev].formula));
-}
-
-int cg_cost_of(const cg_profile *p, const cg_cost *row, size_t ev, cg_cost *out) {
-    if (ev < p->nraw) {
-        *out = row[ev];
-        return CG_OK;
-    }
-    if (ev >= p->nevents) return CG_ERR_USAGE;
-    const event_rec *e = &p->events[ev];
-    cg_cost sum = 0;
-    for (uint32_t t = e->terms_begin; t < e->terms_end; t++) {
-        cg_cost v;
-        if (__builtin_mul_overflow(row[p->terms[t].event], p->terms[t].coefficient, &v) ||
-            __builtin_add_overflow(sum, v, &sum))
-            return CG_ERR_OVERFLOW;
-    }
-    *out = sum;
-    return CG_OK;
 }

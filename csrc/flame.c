@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "flame.h"
-#include "loader.h"
+#include "fault.h"
 #include "vec.h"
 
 /* The call graph for one event: self costs, calls summed per callee (self-calls left out) in

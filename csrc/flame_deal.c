@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "flame.h"
-#include "loader.h"
+#include "fault.h"
 
 static int nomem(cg_error *err) {
     set_error(err, CG_ERR_NOMEM, 0, "out of memory");

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "flame.h"
-#include "loader.h"
+#include "fault.h"
 #include "vec.h"
 
 typedef struct out_buffer {

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msort.h"
+
 enum { MIN_BYTES = 64, FAST_GROWTH = 4096, K_ESCAPE = 127 };
 
 /* ---- varints ---- */
@@ -54,17 +56,17 @@ void line_scratch_free(line_scratch *scratch) {
 
 /* Makes sure `need` more bytes fit. The buffer doubles while small, then grows by half: the
  * spare room goes back when the loader moves on, so growing fast costs memory only briefly. */
-static int reserve(line_store *s, size_t need) {
-    if (s->cap - s->used >= need) return LINES_OK;
-    if (need > SIZE_MAX / 2 - s->used) return LINES_NOMEM;
+static status reserve(line_store *s, size_t need) {
+    if (s->cap - s->used >= need) return ST_OK;
+    if (need > SIZE_MAX / 2 - s->used) return ST_NOMEM;
     size_t cap = s->cap < FAST_GROWTH ? 2 * s->cap : s->cap + s->cap / 2;
     if (cap < MIN_BYTES) cap = MIN_BYTES;
     if (cap < s->used + need) cap = s->used + need;
     unsigned char *data = realloc(s->data, cap);
-    if (!data) return LINES_NOMEM;
+    if (!data) return ST_NOMEM;
     s->data = data;
     s->cap = cap;
-    return LINES_OK;
+    return ST_OK;
 }
 
 /* Gives back the room a stream will not use any more. */
@@ -158,38 +160,9 @@ static int key_cmp(const sorter *st, uint32_t a, uint32_t b) {
     return strcmp(strtab_get(st->strings, x->file), strtab_get(st->strings, y->file));
 }
 
-/* Natural merge sort of indexes: the ascending runs already there (a function's instructions
- * come in address order within each block of the input) are merged pairwise, so k sorted
- * blocks cost n log k. Stable, no recursion. `bounds` has room for n + 1 run starts. */
-static void sort_order(const sorter *st, uint32_t *v, uint32_t *tmp, uint32_t *bounds, size_t n) {
-    if (n < 2) return;
-    size_t runs = 0;
-    bounds[runs++] = 0;
-    for (size_t i = 1; i < n; i++)
-        if (key_cmp(st, v[i - 1], v[i]) > 0) bounds[runs++] = (uint32_t)i;
-    bounds[runs] = (uint32_t)n;
-    uint32_t *src = v, *dst = tmp;
-    while (runs > 1) {
-        size_t merged = 0;
-        for (size_t r = 0; r < runs; r += 2) {
-            /* bounds[runs] == n, so bounds[r + 1] always exists */
-            size_t lo = bounds[r], mid = bounds[r + 1];
-            size_t hi = r + 2 <= runs ? bounds[r + 2] : mid;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = key_cmp(st, src[j], src[i]) < 0 ? src[j++] : src[i++];
-            while (i < mid) dst[k++] = src[i++];
-            while (j < hi) dst[k++] = src[j++];
-            bounds[merged++] = (uint32_t)lo;
-        }
-        bounds[merged] = (uint32_t)n;
-        runs = merged;
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v) memcpy(v, src, n * sizeof *v);
-}
+/* Records in (address, line, file name) order; a stable sort keeps equal keys in input order. */
+#define KEY_BEFORE(st, a, b) (key_cmp((st), *(a), *(b)) < 0)
+DEFINE_MERGE_SORT(sort_order, uint32_t, const sorter *, KEY_BEFORE)
 
 static inline uint32_t key_hash(const key *k, uint64_t seed) {
     uint64_t h =
@@ -203,16 +176,16 @@ static inline int key_same(const key *a, const key *b) {
 
 /* Rewrites a stream with each position once, in (address, line, file name) order. Equal
  * positions are summed through a hash table first, so only the distinct ones are sorted. */
-static int compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
+static status compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
     size_t n = s->count, width = nraw ? nraw : 1;
     size_t slots = 16;
     while (slots < 2 * n) slots *= 2;
     size_t per = sizeof(key) + 3 * sizeof(uint32_t) + width * sizeof(cg_cost);
-    if (n > (SIZE_MAX - (slots + 1) * sizeof(uint32_t)) / per) return LINES_NOMEM;
+    if (n > (SIZE_MAX - (slots + 1) * sizeof(uint32_t)) / per) return ST_NOMEM;
     size_t bytes = n * per + (slots + 1) * sizeof(uint32_t); /* bounds takes n + 1 entries */
     if (scratch->cap < bytes) {
         void *mem = realloc(scratch->mem, bytes);
-        if (!mem) return LINES_NOMEM;
+        if (!mem) return ST_NOMEM;
         scratch->mem = mem;
         scratch->cap = bytes;
     }
@@ -241,7 +214,7 @@ static int compact(line_store *s, const strtab *strings, size_t nraw, line_scrat
         }
         cg_cost *sum = costs + (size_t)(table[slot] - 1) * width;
         for (size_t e = 0; e < nraw; e++)
-            if (__builtin_add_overflow(sum[e], row[e], &sum[e])) return LINES_OVERFLOW;
+            if (__builtin_add_overflow(sum[e], row[e], &sum[e])) return ST_OVERFLOW;
     }
     sorter st = {keys, strings};
     sort_order(&st, order, tmp, bounds, distinct);
@@ -254,7 +227,7 @@ static int compact(line_store *s, const strtab *strings, size_t nraw, line_scrat
         while (k && row[k - 1] == 0) k--;
         if (reserve(&out, worst_case(k))) {
             line_store_free(&out);
-            return LINES_NOMEM;
+            return ST_NOMEM;
         }
         encode(&out, keys[d].file, keys[d].line, keys[d].addr, row, k);
     }
@@ -262,25 +235,25 @@ static int compact(line_store *s, const strtab *strings, size_t nraw, line_scrat
     *s = out;
     s->distinct = s->count;
     s->sorted = 1;
-    return LINES_OK;
+    return ST_OK;
 }
 
-int line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, const cg_cost *costs,
-                size_t n, const strtab *strings, size_t nraw, line_scratch *scratch) {
+status line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, const cg_cost *costs,
+                   size_t n, const strtab *strings, size_t nraw, line_scratch *scratch) {
     while (n && costs[n - 1] == 0) n--;
-    if (reserve(s, worst_case(n))) return LINES_NOMEM;
+    if (reserve(s, worst_case(n))) return ST_NOMEM;
     if (!s->count) {
         s->sorted = 1;
     } else if (s->sorted &&
                !(addr > s->last_addr || (addr == s->last_addr && line > s->last_line))) {
         s->sorted = 0;
     }
-    if (s->count == UINT32_MAX) return LINES_NOMEM;
+    if (s->count == UINT32_MAX) return ST_NOMEM;
     encode(s, file, line, addr, costs, n);
     /* out of order: duplicates may pile up (Xdebug repeats a function for every call) */
     if (!s->sorted && s->count >= 4 * (uint64_t)s->distinct + 256)
         return compact(s, strings, nraw, scratch);
-    return LINES_OK;
+    return ST_OK;
 }
 
 void line_give_back(line_store *s) {
@@ -288,13 +261,13 @@ void line_give_back(line_store *s) {
     s->trimmed = s->used;
 }
 
-int line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
+status line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
     if (s->sorted || !s->count) {
         s->distinct = s->count;
         trim(s);
-        return LINES_OK;
+        return ST_OK;
     }
-    int rc = compact(s, strings, nraw, scratch);
-    if (rc == LINES_OK) trim(s);
+    status rc = compact(s, strings, nraw, scratch);
+    if (rc == ST_OK) trim(s);
     return rc;
 }

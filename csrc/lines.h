@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "callgrind.h"
+#include "status.h"
 #include "strtab.h"
 
 /* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
@@ -39,12 +40,10 @@ typedef struct line_scratch {
     uint64_t seed; /* of the compaction's hash table */
 } line_scratch;
 
-enum { LINES_OK = 0, LINES_NOMEM = -1, LINES_OVERFLOW = -2 };
-
 /* Appends a record; `costs` holds `n` costs in event order (more events count as zero).
  * `nraw` is the profile's event count, for compactions. */
-int line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, const cg_cost *costs,
-                size_t n, const strtab *strings, size_t nraw, line_scratch *scratch);
+status line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, const cg_cost *costs,
+                   size_t n, const strtab *strings, size_t nraw, line_scratch *scratch);
 /* The loader moves on to another function's records: the stream gives back its spare room
  * (callgrind writes most functions in one block, so most streams are complete then), unless it
  * has grown by less than half since the last time. A function that comes back block after
@@ -57,10 +56,10 @@ static inline void line_leave(line_store *s) {
     if (s->cap - s->used >= MIN_TRIM && s->used >= s->trimmed + s->trimmed / 2) line_give_back(s);
 }
 /* Brings a stream to its final form (sorted, each position once, no spare room). */
-int line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch);
+status line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch);
 void line_store_free(line_store *s);
 void line_scratch_free(line_scratch *scratch);
-/* Bytes held by a stream. */
+/* Bytes held by a stream, for cg_profile_bytes. */
 size_t line_store_bytes(const line_store *s);
 
 /* Reading: records in stream order, `costs` filled up to `nraw`. */

@@ -1,121 +1,69 @@
 /* loader.c - the loading API: inputs are parsed into one model, then analysed. */
+#include "loader.h"
+
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "loader.h"
-
-uint64_t hash_new_seed(const void *salt) {
-    uint64_t h = hash_combine(HASH_SEED, (uint64_t)time(NULL));
-    h = hash_combine(h, (uint64_t)(uintptr_t)salt);
-    h = hash_combine(h, (uint64_t)(uintptr_t)&h);
-    return hash_mix(hash_combine(h, (uint64_t)clock()));
-}
-
-void set_error(cg_error *err, int code, uint64_t line, const char *fmt, ...) {
-    if (!err) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    err->code = code;
-    err->line = line;
-}
-
-static void clear_error(cg_error *err) {
-    if (!err) return;
-    err->code = CG_OK;
-    err->line = 0;
-    err->message[0] = '\0';
-}
+#include "analysis.h"
+#include "events.h"
+#include "reader.h"
+#include "resolve.h"
 
 cg_loader *cg_loader_new(const cg_options *opts, cg_error *err) {
     clear_error(err);
     cg_loader *ld = calloc(1, sizeof *ld);
-    uint64_t seed = hash_new_seed(ld);
-    if (!ld || !(ld->p = profile_new(seed))) {
-        free(ld);
+    if (!ld) {
         set_error(err, CG_ERR_NOMEM, 0, "out of memory");
         return NULL;
     }
     if (opts) ld->opts = *opts;
-    ld->p->max_warnings = ld->opts.max_warnings ? ld->opts.max_warnings : 1000;
-    ld->p->no_cycles = ld->opts.no_cycles != 0;
-    ld->seed = seed;
-    ld->scratch.seed = seed;
-    ld->block_fn = NO_INDEX;
-    for (int t = 0; t < IDS_COUNT; t++) idmap_init(&ld->st.ids[t], seed);
-    ld->st.section = CG_NONE;
+    const cg_options *o = &ld->opts;
+    section_choice choice = {o->section, o->part, o->thread};
+    if (builder_init(&ld->b, &choice, o->max_warnings, o->no_cycles)) {
+        builder_free(&ld->b);
+        free(ld);
+        set_error(err, CG_ERR_NOMEM, 0, "out of memory");
+        return NULL;
+    }
+    parser_init(&ld->ps, &ld->b, o->tolerant);
     return ld;
-}
-
-/* The per-record state of the builder: which records come next, which functions have blocks,
- * which callees were guessed (resolve.c is done with them). */
-static void free_build_state(cg_loader *ld) {
-    free(ld->fn_defined);
-    free(ld->call_guessed);
-    free(ld->cursors);
-    free(ld->call_next);
-    free(ld->jump_next);
-    ld->fn_defined = ld->call_guessed = NULL;
-    ld->cursors = NULL;
-    ld->call_next = ld->jump_next = NULL;
-    ld->fn_defined_cap = ld->call_guessed_cap = ld->cursors_cap = 0;
-    ld->call_next_cap = ld->jump_next_cap = 0;
 }
 
 void cg_loader_free(cg_loader *ld) {
     if (!ld) return;
-    cg_profile_free(ld->p);
-    idxtab_free(&ld->fn_index);
-    idxtab_free(&ld->call_index);
-    idxtab_free(&ld->jump_index);
-    line_scratch_free(&ld->scratch);
-    free(ld->descs);
-    free_build_state(ld);
-    free(ld->read_ids);
-    parse_state_free(&ld->st);
+    builder_free(&ld->b);
+    parser_free(&ld->ps);
     free(ld);
 }
 
 /* Each input is parsed under its own name; the failure of one leaves the loader unusable. */
-static int add_input(cg_loader *ld, const char *name,
-                     int (*read)(cg_loader *, const void *, size_t, const char *, cg_error *),
-                     const void *data, size_t size, cg_error *err) {
+static int add_input(cg_loader *ld, const char *name, const char *path, const void *data,
+                     size_t size, cg_error *err) {
     clear_error(err);
     if (ld->failed) {
         set_error(err, CG_ERR_USAGE, 0, "%s: the loader already failed", name);
         return -1;
     }
-    int64_t source = strtab_intern(&ld->p->strings, name, strlen(name));
-    if (source < 0) {
+    uint32_t source;
+    if (build_string(&ld->b, name, strlen(name), &source)) {
         set_error(err, CG_ERR_NOMEM, 0, "%s: out of memory", name);
         ld->failed = 1;
         return -1;
     }
     ld->inputs++;
     /* the name must outlive the parse: use the interned copy */
-    parse_begin(ld, strtab_get(&ld->p->strings, (uint32_t)source), (uint32_t)source);
-    if (read(ld, data, size, name, err) || parse_end(ld, err)) {
+    const char *stored = build_text(&ld->b, source);
+    parse_begin(&ld->ps, stored, source);
+    read_options ro = {stored, ld->opts.progress, ld->opts.progress_userdata};
+    line_sink sink = parser_sink(&ld->ps);
+    int rc = path ? read_file(path, &ro, &sink, err) : read_buffer(data, size, &ro, &sink, err);
+    if (rc || parse_end(&ld->ps, err)) {
         ld->failed = 1;
         return -1;
     }
+    if (ld->ps.st.lineno) ld->inputs_with_text++;
     return 0;
-}
-
-static int read_path(cg_loader *ld, const void *data, size_t size, const char *name,
-                     cg_error *err) {
-    (void)data;
-    (void)size;
-    return read_file(ld, name, err);
-}
-
-static int read_memory(cg_loader *ld, const void *data, size_t size, const char *name,
-                       cg_error *err) {
-    (void)name;
-    return read_buffer(ld, data, size, err);
 }
 
 int cg_loader_add_file(cg_loader *ld, const char *path, cg_error *err) {
@@ -123,7 +71,7 @@ int cg_loader_add_file(cg_loader *ld, const char *path, cg_error *err) {
         set_error(err, CG_ERR_USAGE, 0, "cg_loader_add_file: NULL argument");
         return -1;
     }
-    return add_input(ld, path, read_path, NULL, 0, err);
+    return add_input(ld, path, path, NULL, 0, err);
 }
 
 int cg_loader_add_buffer(cg_loader *ld, const void *data, size_t size, const char *name,
@@ -132,7 +80,7 @@ int cg_loader_add_buffer(cg_loader *ld, const void *data, size_t size, const cha
         set_error(err, CG_ERR_USAGE, 0, "cg_loader_add_buffer: NULL argument");
         return -1;
     }
-    return add_input(ld, name ? name : "(buffer)", read_memory, data ? data : "", size, err);
+    return add_input(ld, name ? name : "(buffer)", NULL, data ? data : "", size, err);
 }
 
 /* Appends to `out` the distinct values of column `col` of the sections read (part or thread),
@@ -140,10 +88,10 @@ int cg_loader_add_buffer(cg_loader *ld, const void *data, size_t size, const cha
 static void list_ids(const cg_loader *ld, int col, char *out, size_t size) {
     size_t used = 0, shown = 0;
     out[0] = '\0';
-    for (size_t i = 0; i < ld->sections_read && used < size; i++) {
-        uint64_t v = ld->read_ids[i][col];
+    for (size_t i = 0; i < ld->b.sections_read && used < size; i++) {
+        uint64_t v = ld->b.read_ids[i][col];
         size_t j = 0;
-        while (j < i && ld->read_ids[j][col] != v) j++;
+        while (j < i && ld->b.read_ids[j][col] != v) j++;
         if (j < i) continue;
         if (++shown > 20) {
             snprintf(out + used, size - used, ", ...");
@@ -159,15 +107,13 @@ static void list_ids(const cg_loader *ld, int col, char *out, size_t size) {
 /* The options asked for sections that no input has: an error that lists what there is. */
 static int no_section_kept(const cg_loader *ld, cg_error *err) {
     const cg_options *o = &ld->opts;
-    const char *name = ld->inputs_with_text > 1 ? "the inputs"
-                       : ld->st.name            ? ld->st.name
-                                                : "input";
+    const char *name = ld->inputs_with_text > 1 ? "the inputs" : ld->ps.site.name;
     char parts[300], threads[300];
     list_ids(ld, 0, parts, sizeof parts);
     list_ids(ld, 1, threads, sizeof threads);
-    if (o->section && o->section > ld->sections_read)
+    if (o->section && o->section > ld->b.sections_read)
         set_error(err, CG_ERR_USAGE, 0, "%s: no section %zu: the input has %zu", name, o->section,
-                  ld->sections_read);
+                  ld->b.sections_read);
     else if (o->part && o->thread)
         set_error(err, CG_ERR_USAGE, 0,
                   "%s: no section has part %llu and thread %llu (parts: %s; threads: %s)", name,
@@ -181,14 +127,23 @@ static int no_section_kept(const cg_loader *ld, cg_error *err) {
     return -1;
 }
 
+/* Where the faults found once every input is read are reported: the last input (its end), or
+ * "profile" for one made from other profiles. */
+static fault_site end_site(const cg_loader *ld, cg_error *err) {
+    fault_site site = ld->ps.site;
+    site.err = err;
+    if (!ld->inputs) site.name = "profile";
+    return site;
+}
+
 /* What no single input can tell: every input was empty, or the options kept no section. */
 static int check_inputs(const cg_loader *ld, cg_error *err) {
     const cg_options *o = &ld->opts;
     if (ld->inputs && !ld->inputs_with_text && !o->tolerant) {
-        set_error(err, CG_ERR_FORMAT, 0, "%s:0: empty input", ld->st.name ? ld->st.name : "input");
-        return -1;
+        fault_site site = end_site(ld, err);
+        return fault_stop(&site, CG_ERR_FORMAT, 0, "empty input");
     }
-    if ((o->section || o->part || o->thread) && ld->sections_read && !ld->p->nsections)
+    if ((o->section || o->part || o->thread) && ld->b.sections_read && !ld->b.p->nsections)
         return no_section_kept(ld, err);
     return 0;
 }
@@ -204,29 +159,23 @@ cg_profile *cg_loader_finish(cg_loader *ld, cg_error *err) {
         cg_loader_free(ld);
         return NULL;
     }
-    cg_profile *p = ld->p;
-    if (check_inputs(ld, err)) {
+    builder *b = &ld->b;
+    fault_site site = end_site(ld, err);
+    uint64_t line = ld->ps.st.lineno;
+    if (check_inputs(ld, err) || resolve_guessed_callees(b, &site, line)) {
         cg_loader_free(ld);
         return NULL;
     }
-    if (resolve_guessed_callees(ld, err)) {
+    /* what only building and parsing needed goes before the analysis allocates, and the record
+     * arrays give back their room for growth */
+    parser_free(&ld->ps);
+    builder_finish(b);
+    if (apply_event_descs(b->p, b->descs, b->ndescs, err) ||
+        analysis_run(b->p, &b->scratch, &site, line)) {
         cg_loader_free(ld);
         return NULL;
     }
-    /* what only building needed goes before the analysis allocates, and the record arrays
-     * give back their room for growth */
-    idxtab_free(&ld->fn_index);
-    idxtab_free(&ld->call_index);
-    idxtab_free(&ld->jump_index);
-    parse_state_free(&ld->st);
-    free_build_state(ld);
-    build_shrink(ld);
-    if (apply_event_descs(ld, err) ||
-        analysis_run(p, &ld->scratch, err, ld->opts.tolerant, ld->st.name, ld->st.lineno)) {
-        cg_loader_free(ld);
-        return NULL;
-    }
-    ld->p = NULL;
+    cg_profile *p = builder_take(b);
     cg_loader_free(ld);
     return p;
 }

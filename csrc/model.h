@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
 #include "callgrind.h"
 #include "idxtab.h"
 #include "lines.h"
@@ -63,6 +62,7 @@ typedef struct term {
 typedef struct event_rec {
     uint32_t name, long_name, formula; /* string ids; formula 0 = raw */
     uint32_t terms_begin, terms_end;   /* derived events: linear combination of raw events */
+    int builtin; /* one of KCachegrind's known formulas, which loading adds by itself */
 } event_rec;
 
 /* A growable array of cost rows, `stride` values each. */
@@ -73,7 +73,6 @@ typedef struct cost_array {
 
 struct cg_profile {
     strtab strings;
-    arena mem;
 
     size_t nraw;   /* cost row width */
     int no_cycles; /* cg_options.no_cycles of the load that made it */
@@ -118,7 +117,8 @@ struct cg_profile {
     uint64_t warnings_dropped;
 };
 
-/* Cost arrays: rows grow; the stride of all arrays grows together when a new event appears. */
+/* Cost arrays (profile.c): rows grow; the stride of all arrays grows together when a new event
+ * appears. */
 int costs_add_row(cost_array *a, size_t stride, size_t *row_out);
 int costs_restride(cost_array *a, size_t old_stride, size_t new_stride);
 static inline cg_cost *costs_row(const cost_array *a, size_t stride, size_t row) {
@@ -149,14 +149,10 @@ static inline int count_add(uint64_t *acc, uint64_t v) {
     return 0;
 }
 
+/* profile.c */
 cg_profile *profile_new(uint64_t seed);
 /* Records a warning (kept up to max_warnings, then only counted); -1 when out of memory. */
 int profile_warn(cg_profile *p, const char *message);
-
-/* Runs once when loading ends: self and inclusive costs, indexes, cycles, derived events. */
-/* Faults (sums beyond 64 bits) are reported at `where`:`line`, the end of the last input. */
-int analysis_run(cg_profile *p, line_scratch *scratch, cg_error *err, int tolerant,
-                 const char *where, uint64_t line);
 
 #pragma GCC visibility pop
 

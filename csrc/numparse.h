@@ -4,10 +4,10 @@
 
 #include <stdint.h>
 
+#include "status.h"
+
 /* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
 #pragma GCC visibility push(hidden)
-
-enum { NUM_OK = 0, NUM_BAD, NUM_OVERFLOW };
 
 static inline int is_space(char c) {
     return c == ' ' || c == '\t';
@@ -24,7 +24,7 @@ static inline int hex_value(char c) {
 }
 
 /* Scans an unsigned number at *ps and moves *ps past its digits (also on overflow). */
-static inline int scan_u64(const char **ps, const char *end, uint64_t *out) {
+static inline status scan_u64(const char **ps, const char *end, uint64_t *out) {
     const char *s = *ps;
     uint64_t v = 0;
     int overflow = 0;
@@ -37,7 +37,7 @@ static inline int scan_u64(const char **ps, const char *end, uint64_t *out) {
             v = (v << 4) | (uint64_t)d;
             s++;
         }
-        if (s == digits) return NUM_BAD;
+        if (s == digits) return ST_BAD;
     } else {
         const char *digits = s;
         while (s < end && is_digit(*s)) {
@@ -46,26 +46,26 @@ static inline int scan_u64(const char **ps, const char *end, uint64_t *out) {
             v = v * 10 + d;
             s++;
         }
-        if (s == digits) return NUM_BAD;
+        if (s == digits) return ST_BAD;
     }
     *ps = s;
     *out = v;
-    return overflow ? NUM_OVERFLOW : NUM_OK;
+    return overflow ? ST_OVERFLOW : ST_OK;
 }
 
 /* Parses an unsigned number that must end at `end` or at a space or tab; on success *ps points
  * after it. Junk after the digits makes the token bad rather than too large. */
-static inline int parse_u64(const char **ps, const char *end, uint64_t *out) {
+static inline status parse_u64(const char **ps, const char *end, uint64_t *out) {
     const char *s = *ps;
-    int rc = scan_u64(&s, end, out);
-    if (rc == NUM_BAD || (s < end && !is_space(*s))) return NUM_BAD;
+    status rc = scan_u64(&s, end, out);
+    if (rc == ST_BAD || (s < end && !is_space(*s))) return ST_BAD;
     if (rc) return rc;
     *ps = s;
-    return NUM_OK;
+    return ST_OK;
 }
 
 /* A cost: an optionally negative number that fits in int64_t. */
-static inline int parse_cost(const char **ps, const char *end, int64_t *out) {
+static inline status parse_cost(const char **ps, const char *end, int64_t *out) {
     const char *s = *ps;
     int negative = 0;
     if (s < end && (*s == '-' || *s == '+')) {
@@ -73,12 +73,12 @@ static inline int parse_cost(const char **ps, const char *end, int64_t *out) {
         s++;
     }
     uint64_t v;
-    int rc = parse_u64(&s, end, &v);
+    status rc = parse_u64(&s, end, &v);
     if (rc) return rc;
-    if (negative ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX) return NUM_OVERFLOW;
+    if (negative ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX) return ST_OVERFLOW;
     *out = negative ? (int64_t)(0 - v) : (int64_t)v;
     *ps = s;
-    return NUM_OK;
+    return ST_OK;
 }
 
 #pragma GCC visibility pop

@@ -1,14 +1,52 @@
-/* profile.c - lifetime of the model and the read-only accessors of callgrind.h. Accessors trust
- * their indexes the way array subscripts do; callers check them against the counts. */
+/* profile.c - lifetime of the model, its cost arrays and the read-only accessors of
+ * callgrind.h. Accessors trust their indexes the way array subscripts do; callers check them
+ * against the counts. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "model.h"
 #include "vec.h"
 
+/* ---- cost arrays ---- */
+
+int costs_add_row(cost_array *a, size_t stride, size_t *row_out) {
+    size_t need = a->rows + 1;
+    if (need > a->cap) {
+        size_t ncap = a->cap < 16 ? 16 : a->cap + a->cap / 2;
+        size_t width = stride ? stride : 1;
+        if (ncap > SIZE_MAX / sizeof(cg_cost) / width) return -1;
+        cg_cost *v = realloc(a->v, ncap * width * sizeof(cg_cost));
+        if (!v) return -1;
+        a->v = v;
+        a->cap = ncap;
+    }
+    memset(a->v + a->rows * stride, 0, stride * sizeof(cg_cost));
+    *row_out = a->rows++;
+    return 0;
+}
+
+int costs_restride(cost_array *a, size_t old_stride, size_t new_stride) {
+    if (!a->cap) return 0;
+    if (a->cap > SIZE_MAX / sizeof(cg_cost) / new_stride) return -1;
+    cg_cost *v = realloc(a->v, a->cap * new_stride * sizeof(cg_cost));
+    if (!v) return -1;
+    a->v = v;
+    /* widen in place from the last row down, so no row is overwritten before it moves */
+    for (size_t r = a->rows; r-- > 0;) {
+        memmove(v + r * new_stride, v + r * old_stride, old_stride * sizeof(cg_cost));
+        memset(v + r * new_stride + old_stride, 0, (new_stride - old_stride) * sizeof(cg_cost));
+    }
+    return 0;
+}
+
+void costs_free(cost_array *a) {
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
 cg_profile *profile_new(uint64_t seed) {
     cg_profile *p = calloc(1, sizeof *p);
     if (!p) return NULL;
-    arena_init(&p->mem);
     if (strtab_init(&p->strings, seed)) {
         free(p);
         return NULL;
@@ -19,7 +57,6 @@ cg_profile *profile_new(uint64_t seed) {
 void cg_profile_free(cg_profile *p) {
     if (!p) return;
     strtab_free(&p->strings);
-    arena_free(&p->mem);
     void *arrays[] = {p->events,        p->terms,        p->fns,          p->calls,
                       p->jumps,         p->sections,     p->headers,      p->section_events,
                       p->total,         p->callee_begin, p->callee_index, p->caller_begin,
@@ -76,6 +113,74 @@ int profile_warn(cg_profile *p, const char *message) {
 
 #define STR(id) strtab_get(&p->strings, (id))
 
+/* The accessors that read one field: a count, a field of a record, a name (string id) of a
+ * record, a cost row. */
+#define COUNT_ACCESSOR(type, name, field)                                                          \
+    type name(const cg_profile *p) {                                                               \
+        return p->field;                                                                           \
+    }
+#define FIELD_ACCESSOR(type, name, array, field)                                                   \
+    type name(const cg_profile *p, size_t i) {                                                     \
+        return p->array[i].field;                                                                  \
+    }
+#define NAME_ACCESSOR(name, array, field)                                                          \
+    const char *name(const cg_profile *p, size_t i) {                                              \
+        return STR(p->array[i].field);                                                             \
+    }
+#define ROW_ACCESSOR(name, costs)                                                                  \
+    const cg_cost *name(const cg_profile *p, size_t i) {                                           \
+        return costs_row(&p->costs, p->nraw, i);                                                   \
+    }
+
+/* ---- events ---- */
+
+COUNT_ACCESSOR(size_t, cg_event_count, nevents)
+COUNT_ACCESSOR(size_t, cg_raw_event_count, nraw)
+
+const char *cg_event_name(const cg_profile *p, size_t ev) {
+    return ev < p->nevents ? strtab_get(&p->strings, p->events[ev].name) : NULL;
+}
+
+const char *cg_event_long_name(const cg_profile *p, size_t ev) {
+    return ev < p->nevents ? strtab_get(&p->strings, p->events[ev].long_name) : NULL;
+}
+
+const char *cg_event_formula(const cg_profile *p, size_t ev) {
+    return ev < p->nevents ? strtab_get(&p->strings, p->events[ev].formula) : NULL;
+}
+
+size_t cg_event_index(const cg_profile *p, const char *name) {
+    size_t len = strlen(name);
+    for (size_t i = 0; i < p->nevents; i++) {
+        uint32_t id = p->events[i].name;
+        if (strtab_len(&p->strings, id) == len && !memcmp(strtab_get(&p->strings, id), name, len))
+            return i;
+    }
+    return CG_NONE;
+}
+
+int cg_event_builtin(const cg_profile *p, size_t ev) {
+    return ev >= p->nraw && ev < p->nevents && p->events[ev].builtin;
+}
+
+int cg_cost_of(const cg_profile *p, const cg_cost *row, size_t ev, cg_cost *out) {
+    if (ev < p->nraw) {
+        *out = row[ev];
+        return CG_OK;
+    }
+    if (ev >= p->nevents) return CG_ERR_USAGE;
+    const event_rec *e = &p->events[ev];
+    cg_cost sum = 0;
+    for (uint32_t t = e->terms_begin; t < e->terms_end; t++) {
+        cg_cost v;
+        if (__builtin_mul_overflow(row[p->terms[t].event], p->terms[t].coefficient, &v) ||
+            __builtin_add_overflow(sum, v, &sum))
+            return CG_ERR_OVERFLOW;
+    }
+    *out = sum;
+    return CG_OK;
+}
+
 int cg_profile_cycles_detected(const cg_profile *p) {
     return !p->no_cycles;
 }
@@ -89,33 +194,18 @@ unsigned cg_positions(const cg_profile *p) {
 
 /* ---- functions ---- */
 
-size_t cg_function_count(const cg_profile *p) {
-    return p->nfns;
-}
-const char *cg_function_name(const cg_profile *p, size_t fn) {
-    return STR(p->fns[fn].name);
-}
-const char *cg_function_file(const cg_profile *p, size_t fn) {
-    return STR(p->fns[fn].file);
-}
-const char *cg_function_object(const cg_profile *p, size_t fn) {
-    return STR(p->fns[fn].object);
-}
-uint64_t cg_function_called(const cg_profile *p, size_t fn) {
-    return p->fns[fn].called;
-}
+COUNT_ACCESSOR(size_t, cg_function_count, nfns)
+NAME_ACCESSOR(cg_function_name, fns, name)
+NAME_ACCESSOR(cg_function_file, fns, file)
+NAME_ACCESSOR(cg_function_object, fns, object)
+FIELD_ACCESSOR(uint64_t, cg_function_called, fns, called)
 
 size_t cg_function_cycle(const cg_profile *p, size_t fn) {
     return p->fns[fn].cycle == NO_INDEX ? CG_NONE : p->fns[fn].cycle;
 }
 
-const cg_cost *cg_function_self(const cg_profile *p, size_t fn) {
-    return costs_row(&p->fn_self, p->nraw, fn);
-}
-
-const cg_cost *cg_function_inclusive(const cg_profile *p, size_t fn) {
-    return costs_row(&p->fn_incl, p->nraw, fn);
-}
+ROW_ACCESSOR(cg_function_self, fn_self)
+ROW_ACCESSOR(cg_function_inclusive, fn_incl)
 
 #define RANGE_ACCESSORS(what, begin, index)                                                        \
     size_t cg_function_##what##_count(const cg_profile *p, size_t fn) {                            \
@@ -127,9 +217,7 @@ const cg_cost *cg_function_inclusive(const cg_profile *p, size_t fn) {
 
 RANGE_ACCESSORS(callee, callee_begin, callee_index)
 RANGE_ACCESSORS(caller, caller_begin, caller_index)
-size_t cg_function_line_count(const cg_profile *p, size_t fn) {
-    return p->line_stores[fn].count;
-}
+FIELD_ACCESSOR(size_t, cg_function_line_count, line_stores, count)
 RANGE_ACCESSORS(jump, jump_begin, jump_index)
 RANGE_ACCESSORS(jump_in, jump_in_begin, jump_in_index)
 
@@ -161,37 +249,17 @@ size_t cg_find_function(const cg_profile *p, const char *name, const char *file,
 
 /* ---- calls ---- */
 
-size_t cg_call_count(const cg_profile *p) {
-    return p->ncalls;
-}
-size_t cg_call_caller(const cg_profile *p, size_t c) {
-    return p->calls[c].caller;
-}
-size_t cg_call_callee(const cg_profile *p, size_t c) {
-    return p->calls[c].callee;
-}
-uint64_t cg_call_times(const cg_profile *p, size_t c) {
-    return p->calls[c].count;
-}
-const char *cg_call_file(const cg_profile *p, size_t c) {
-    return STR(p->calls[c].file);
-}
-uint64_t cg_call_line(const cg_profile *p, size_t c) {
-    return p->calls[c].line;
-}
-uint64_t cg_call_addr(const cg_profile *p, size_t c) {
-    return p->calls[c].addr;
-}
-uint64_t cg_call_target_line(const cg_profile *p, size_t c) {
-    return p->calls[c].target_line;
-}
-uint64_t cg_call_target_addr(const cg_profile *p, size_t c) {
-    return p->calls[c].target_addr;
-}
+COUNT_ACCESSOR(size_t, cg_call_count, ncalls)
+FIELD_ACCESSOR(size_t, cg_call_caller, calls, caller)
+FIELD_ACCESSOR(size_t, cg_call_callee, calls, callee)
+FIELD_ACCESSOR(uint64_t, cg_call_times, calls, count)
+NAME_ACCESSOR(cg_call_file, calls, file)
+FIELD_ACCESSOR(uint64_t, cg_call_line, calls, line)
+FIELD_ACCESSOR(uint64_t, cg_call_addr, calls, addr)
+FIELD_ACCESSOR(uint64_t, cg_call_target_line, calls, target_line)
+FIELD_ACCESSOR(uint64_t, cg_call_target_addr, calls, target_addr)
 
-const cg_cost *cg_call_inclusive(const cg_profile *p, size_t c) {
-    return costs_row(&p->call_costs, p->nraw, c);
-}
+ROW_ACCESSOR(cg_call_inclusive, call_costs)
 
 /* ---- lines ---- */
 
@@ -201,89 +269,51 @@ size_t cg_line_count(const cg_profile *p) {
     return n;
 }
 
-/* The public cursor mirrors line_reader field by field. */
-static void cursor_to_reader(const cg_line_cursor *c, line_reader *r) {
-    r->data = c->chunk;
-    r->pos = c->pos;
-    r->remaining = c->remaining;
-    r->file = c->file;
-    r->line = c->line;
-    r->addr = c->addr;
-}
+/* What a cg_line_cursor holds in its private part: the profile and the reader of the stream. */
+typedef struct cursor_state {
+    const cg_profile *p;
+    line_reader r;
+} cursor_state;
+
+_Static_assert(sizeof(cursor_state) <= sizeof(((cg_line_cursor *)0)->opaque.bytes),
+               "cg_line_cursor's private part holds a cursor_state");
 
 void cg_line_cursor_init(cg_line_cursor *c, const cg_profile *p, size_t fn) {
-    line_reader r;
-    line_reader_init(&r, &p->line_stores[fn]);
-    c->profile = p;
-    c->chunk = r.data;
-    c->pos = r.pos;
-    c->remaining = r.remaining;
-    c->file = r.file;
-    c->line = r.line;
-    c->addr = r.addr;
+    cursor_state cs = {p, {0}};
+    line_reader_init(&cs.r, &p->line_stores[fn]);
+    memcpy(c->opaque.bytes, &cs, sizeof cs);
 }
 
 int cg_line_cursor_next(cg_line_cursor *c, cg_line *out) {
-    line_reader r;
-    cursor_to_reader(c, &r);
-    if (!line_reader_next(&r, c->costs, c->profile->nraw)) return 0;
-    c->chunk = r.data;
-    c->pos = r.pos;
-    c->remaining = r.remaining;
-    c->file = r.file;
-    c->line = r.line;
-    c->addr = r.addr;
-    out->file = strtab_get(&c->profile->strings, r.file);
-    out->line = r.line;
-    out->addr = r.addr;
+    cursor_state cs;
+    memcpy(&cs, c->opaque.bytes, sizeof cs);
+    if (!line_reader_next(&cs.r, c->costs, cs.p->nraw)) return 0;
+    memcpy(c->opaque.bytes, &cs, sizeof cs);
+    out->file = strtab_get(&cs.p->strings, cs.r.file);
+    out->line = cs.r.line;
+    out->addr = cs.r.addr;
     out->costs = c->costs;
     return 1;
 }
 
 /* ---- jumps ---- */
 
-size_t cg_jump_count(const cg_profile *p) {
-    return p->njumps;
-}
-size_t cg_jump_function(const cg_profile *p, size_t j) {
-    return p->jumps[j].fn;
-}
-const char *cg_jump_from_file(const cg_profile *p, size_t j) {
-    return STR(p->jumps[j].from_file);
-}
-uint64_t cg_jump_from_line(const cg_profile *p, size_t j) {
-    return p->jumps[j].from_line;
-}
-uint64_t cg_jump_from_addr(const cg_profile *p, size_t j) {
-    return p->jumps[j].from_addr;
-}
-size_t cg_jump_to_function(const cg_profile *p, size_t j) {
-    return p->jumps[j].to_fn;
-}
-const char *cg_jump_to_file(const cg_profile *p, size_t j) {
-    return STR(p->jumps[j].to_file);
-}
-uint64_t cg_jump_to_line(const cg_profile *p, size_t j) {
-    return p->jumps[j].to_line;
-}
-uint64_t cg_jump_to_addr(const cg_profile *p, size_t j) {
-    return p->jumps[j].to_addr;
-}
-uint64_t cg_jump_executed(const cg_profile *p, size_t j) {
-    return p->jumps[j].executed;
-}
-uint64_t cg_jump_taken(const cg_profile *p, size_t j) {
-    return p->jumps[j].taken;
-}
-int cg_jump_conditional(const cg_profile *p, size_t j) {
-    return p->jumps[j].conditional;
-}
+COUNT_ACCESSOR(size_t, cg_jump_count, njumps)
+FIELD_ACCESSOR(size_t, cg_jump_function, jumps, fn)
+NAME_ACCESSOR(cg_jump_from_file, jumps, from_file)
+FIELD_ACCESSOR(uint64_t, cg_jump_from_line, jumps, from_line)
+FIELD_ACCESSOR(uint64_t, cg_jump_from_addr, jumps, from_addr)
+FIELD_ACCESSOR(size_t, cg_jump_to_function, jumps, to_fn)
+NAME_ACCESSOR(cg_jump_to_file, jumps, to_file)
+FIELD_ACCESSOR(uint64_t, cg_jump_to_line, jumps, to_line)
+FIELD_ACCESSOR(uint64_t, cg_jump_to_addr, jumps, to_addr)
+FIELD_ACCESSOR(uint64_t, cg_jump_executed, jumps, executed)
+FIELD_ACCESSOR(uint64_t, cg_jump_taken, jumps, taken)
+FIELD_ACCESSOR(int, cg_jump_conditional, jumps, conditional)
 
 /* ---- cycles ---- */
 
-size_t cg_cycle_count(const cg_profile *p) {
-    return p->ncycles;
-}
+COUNT_ACCESSOR(size_t, cg_cycle_count, ncycles)
 const char *cg_cycle_name(const cg_profile *p, size_t c) {
     return STR(p->cycle_names[c]);
 }
@@ -296,25 +326,15 @@ size_t cg_cycle_member(const cg_profile *p, size_t c, size_t i) {
     return p->cycle_members[p->cycle_begin[c] + i];
 }
 
-const cg_cost *cg_cycle_self(const cg_profile *p, size_t c) {
-    return costs_row(&p->cycle_self, p->nraw, c);
-}
+ROW_ACCESSOR(cg_cycle_self, cycle_self)
 
-const cg_cost *cg_cycle_inclusive(const cg_profile *p, size_t c) {
-    return costs_row(&p->cycle_incl, p->nraw, c);
-}
+ROW_ACCESSOR(cg_cycle_inclusive, cycle_incl)
 
 /* ---- sections ---- */
 
-size_t cg_section_count(const cg_profile *p) {
-    return p->nsections;
-}
-const char *cg_section_source(const cg_profile *p, size_t s) {
-    return STR(p->sections[s].source);
-}
-uint64_t cg_section_first_line(const cg_profile *p, size_t s) {
-    return p->sections[s].first_line;
-}
+COUNT_ACCESSOR(size_t, cg_section_count, nsections)
+NAME_ACCESSOR(cg_section_source, sections, source)
+FIELD_ACCESSOR(uint64_t, cg_section_first_line, sections, first_line)
 
 size_t cg_section_header_count(const cg_profile *p, size_t s) {
     return p->sections[s].header_end - p->sections[s].header_begin;
@@ -336,13 +356,9 @@ size_t cg_section_event(const cg_profile *p, size_t s, size_t i) {
     return p->section_events[p->sections[s].events_begin + i];
 }
 
-unsigned cg_section_positions(const cg_profile *p, size_t s) {
-    return p->sections[s].positions;
-}
+FIELD_ACCESSOR(unsigned, cg_section_positions, sections, positions)
 
-const cg_cost *cg_section_costs(const cg_profile *p, size_t s) {
-    return costs_row(&p->section_costs, p->nraw, s);
-}
+ROW_ACCESSOR(cg_section_costs, section_costs)
 
 const cg_cost *cg_section_summary(const cg_profile *p, size_t s) {
     return p->sections[s].has_summary ? costs_row(&p->section_summary, p->nraw, s) : NULL;
@@ -352,14 +368,40 @@ const cg_cost *cg_section_totals(const cg_profile *p, size_t s) {
     return p->sections[s].has_totals ? costs_row(&p->section_totals, p->nraw, s) : NULL;
 }
 
+void cg_section_header_field(const cg_profile *p, size_t s, size_t i, cg_header_field *out) {
+    static const char *const numeric[] = {"pid", "part", "thread"};
+    static const char *const text[] = {"cmd", "creator", "version"};
+    const char *key = cg_section_header_key(p, s, i);
+    const char *value = cg_section_header_value(p, s, i);
+    memset(out, 0, sizeof *out);
+    out->name = key;
+    out->name_len = strlen(key);
+    for (size_t k = 0; k < 3; k++) {
+        if (!strcmp(key, numeric[k])) {
+            char *end;
+            out->number = strtoull(value, &end, 10);
+            if (*value && !*end) out->kind = CG_FIELD_NUMBER;
+            return;
+        }
+        if (!strcmp(key, text[k])) {
+            out->kind = CG_FIELD_TEXT;
+            out->text = value;
+            return;
+        }
+    }
+    const char *colon = strchr(value, ':');
+    if (strcmp(key, "desc") || !colon) return;
+    out->kind = CG_FIELD_DESC;
+    out->name = value;
+    out->name_len = (size_t)(colon - value);
+    out->text = colon + 1;
+    while (*out->text == ' ' || *out->text == '\t') out->text++;
+}
+
 /* ---- warnings ---- */
 
-size_t cg_warning_count(const cg_profile *p) {
-    return p->nwarnings;
-}
+COUNT_ACCESSOR(size_t, cg_warning_count, nwarnings)
 const char *cg_warning(const cg_profile *p, size_t i) {
     return p->warnings[i];
 }
-uint64_t cg_warnings_dropped(const cg_profile *p) {
-    return p->warnings_dropped;
-}
+COUNT_ACCESSOR(uint64_t, cg_warnings_dropped, warnings_dropped)

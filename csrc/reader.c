@@ -1,5 +1,5 @@
-/* reader.c - turns an input (file, gzip stream, memory buffer) into runs of whole lines for the
- * parser, reading a bounded chunk at a time so memory does not grow with the input's size, and
+/* reader.c - turns an input (file, gzip stream, memory buffer) into runs of whole lines for a
+ * line sink, reading a bounded chunk at a time so memory does not grow with the input's size, and
  * reports progress a bounded number of times. */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "loader.h"
+#include "fault.h"
+#include "reader.h"
 
 enum { CHUNK = 2 << 20, PROGRESS_STEPS = 100 };
 
@@ -23,44 +24,54 @@ typedef struct progress {
     uint64_t total, next;
 } progress;
 
-static int report_progress(cg_loader *ld, progress *pr, uint64_t done, int last, cg_error *err) {
-    if (!ld->opts.progress || (!last && done < pr->next)) return 0;
+/* What one read works with: where the lines go, the options, the error of the call. */
+typedef struct reading {
+    const read_options *opts;
+    const line_sink *sink;
+    cg_error *err;
+} reading;
+
+static int report_progress(const reading *rd, progress *pr, uint64_t done, int last) {
+    const read_options *o = rd->opts;
+    if (!o->progress || (!last && done < pr->next)) return 0;
     uint64_t step = pr->total / PROGRESS_STEPS;
     if (step < CHUNK) step = CHUNK;
     pr->next = done + step;
-    if (ld->opts.progress(ld->opts.progress_userdata, done, pr->total)) {
-        set_error(err, CG_ERR_ABORTED, 0, "%s: load aborted by the progress callback", ld->st.name);
+    if (o->progress(o->progress_userdata, done, pr->total)) {
+        set_error(rd->err, CG_ERR_ABORTED, 0, "%s: load aborted by the progress callback", o->name);
         return -1;
     }
     return 0;
 }
 
-/* Makes room for at least `want` more bytes. */
-static int reserve(line_buffer *lb, size_t want, cg_loader *ld, cg_error *err) {
-    if (lb->cap - lb->len >= want) return 0;
-    size_t ncap = lb->cap ? lb->cap : CHUNK;
-    while (ncap - lb->len < want) {
-        if (ncap > SIZE_MAX / 2) goto nomem;
-        ncap *= 2;
-    }
-    char *b = realloc(lb->buf, ncap);
-    if (!b) goto nomem;
-    lb->buf = b;
-    lb->cap = ncap;
-    return 0;
-nomem:
-    set_error(err, CG_ERR_NOMEM, ld->st.lineno, "%s: out of memory", ld->st.name);
+static int nomem(const reading *rd) {
+    set_error(rd->err, CG_ERR_NOMEM, 0, "%s: out of memory", rd->opts->name);
     return -1;
 }
 
-/* Parses the whole lines in the buffer and keeps the unfinished last one for later. */
-static int flush_lines(cg_loader *ld, line_buffer *lb, int at_end, cg_error *err) {
+/* Makes room for at least `want` more bytes. */
+static int reserve(line_buffer *lb, size_t want, const reading *rd) {
+    if (lb->cap - lb->len >= want) return 0;
+    size_t ncap = lb->cap ? lb->cap : CHUNK;
+    while (ncap - lb->len < want) {
+        if (ncap > SIZE_MAX / 2) return nomem(rd);
+        ncap *= 2;
+    }
+    char *b = realloc(lb->buf, ncap);
+    if (!b) return nomem(rd);
+    lb->buf = b;
+    lb->cap = ncap;
+    return 0;
+}
+
+/* Hands the whole lines in the buffer to the sink and keeps the unfinished last one for later. */
+static int flush_lines(const reading *rd, line_buffer *lb, int at_end) {
     size_t n = lb->len;
     if (!at_end) {
         while (n > 0 && lb->buf[n - 1] != '\n') n--;
         if (n == 0) return 0;
     }
-    if (n && parse_lines(ld, lb->buf, n, err)) return -1;
+    if (n && rd->sink->lines(rd->sink->ctx, lb->buf, n, rd->err)) return -1;
     memmove(lb->buf, lb->buf + n, lb->len - n);
     lb->len -= n;
     return 0;
@@ -87,35 +98,17 @@ static ssize_t source_read(source *src, void *buf, size_t n) {
     }
 }
 
-/* Records a damaged-stream fault: fatal in a strict load, a warning in a tolerant one. */
-static int stream_fault(cg_loader *ld, const char *what, cg_error *err) {
-    char w[512];
-    snprintf(w, sizeof w, "%s:%llu: %s", ld->st.name, (unsigned long long)ld->st.lineno, what);
-    if (!ld->opts.tolerant) {
-        set_error(err, CG_ERR_FORMAT, ld->st.lineno, "%s", w);
-        return -1;
-    }
-    if (profile_warn(ld->p, w)) {
-        set_error(err, CG_ERR_NOMEM, 0, "%s: out of memory", ld->st.name);
-        return -1;
-    }
-    return 0;
-}
-
-/* Reads the source to its end, inflating when `z` is set, and parses line by line. */
-static int pump(cg_loader *ld, source *src, z_stream *z, uint64_t total, cg_error *err) {
+/* Reads the source to its end, inflating when `z` is set, and hands its lines to the sink. */
+static int pump(const reading *rd, source *src, z_stream *z, uint64_t total) {
     line_buffer lb = {NULL, 0, 0};
     unsigned char *in = NULL;
     progress pr = {total, 0};
     uint64_t done = 0;
     int rc = -1, eof = 0, ended = 0;
     const char *fault = NULL;
-    if (z && !(in = malloc(CHUNK))) {
-        set_error(err, CG_ERR_NOMEM, 0, "%s: out of memory", ld->st.name);
-        return -1;
-    }
+    if (z && !(in = malloc(CHUNK))) return nomem(rd);
     for (;;) {
-        if (reserve(&lb, CHUNK / 2, ld, err)) goto out;
+        if (reserve(&lb, CHUNK / 2, rd)) goto out;
         if (!z) {
             ssize_t n = source_read(src, lb.buf + lb.len, lb.cap - lb.len);
             if (n < 0) goto io_error;
@@ -155,16 +148,16 @@ static int pump(cg_loader *ld, source *src, z_stream *z, uint64_t total, cg_erro
                 break;
             }
         }
-        if (flush_lines(ld, &lb, 0, err) || report_progress(ld, &pr, done, 0, err)) goto out;
+        if (flush_lines(rd, &lb, 0) || report_progress(rd, &pr, done, 0)) goto out;
     }
     /* Lines decoded before a damaged part of a stream are kept; the unfinished line the damage
      * cut is not read: the stream's fault is what went wrong, not that line. */
-    if (flush_lines(ld, &lb, !fault, err)) goto out;
-    if (fault && stream_fault(ld, fault, err)) goto out;
-    rc = report_progress(ld, &pr, done, 1, err);
+    if (flush_lines(rd, &lb, !fault)) goto out;
+    if (fault && rd->sink->damaged(rd->sink->ctx, fault, rd->err)) goto out;
+    rc = report_progress(rd, &pr, done, 1);
     goto out;
 io_error:
-    set_error(err, CG_ERR_IO, 0, "%s: %s", ld->st.name, strerror(errno));
+    set_error(rd->err, CG_ERR_IO, 0, "%s: %s", rd->opts->name, strerror(errno));
 out:
     free(lb.buf);
     free(in);
@@ -175,19 +168,17 @@ static int is_gzip(const unsigned char *b, size_t n) {
     return n >= 2 && b[0] == 0x1f && b[1] == 0x8b;
 }
 
-static int pump_gzip(cg_loader *ld, source *src, uint64_t total, cg_error *err) {
+static int pump_gzip(const reading *rd, source *src, uint64_t total) {
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-        set_error(err, CG_ERR_NOMEM, 0, "%s: out of memory", ld->st.name);
-        return -1;
-    }
-    int rc = pump(ld, src, &z, total, err);
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return nomem(rd);
+    int rc = pump(rd, src, &z, total);
     inflateEnd(&z);
     return rc;
 }
 
-int read_file(cg_loader *ld, const char *path, cg_error *err) {
+int read_file(const char *path, const read_options *opts, const line_sink *sink, cg_error *err) {
+    reading rd = {opts, sink, err};
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         set_error(err, CG_ERR_IO, 0, "%s: %s", path, strerror(errno));
@@ -211,18 +202,20 @@ int read_file(cg_loader *ld, const char *path, cg_error *err) {
     }
     source src = {fd, NULL, 0, 0};
     uint64_t total = S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
-    int rc = is_gzip(head, (size_t)got) ? pump_gzip(ld, &src, total, err)
-                                        : pump(ld, &src, NULL, total, err);
+    int rc =
+        is_gzip(head, (size_t)got) ? pump_gzip(&rd, &src, total) : pump(&rd, &src, NULL, total);
     close(fd);
     return rc;
 }
 
 /* Plain text in memory is parsed in place, in slices that end at a line end so that progress
  * can be reported; gzip data is inflated a chunk at a time. */
-int read_buffer(cg_loader *ld, const void *data, size_t size, cg_error *err) {
+int read_buffer(const void *data, size_t size, const read_options *opts, const line_sink *sink,
+                cg_error *err) {
+    reading rd = {opts, sink, err};
     if (is_gzip(data, size)) {
         source src = {-1, data, size, 0};
-        return pump_gzip(ld, &src, size, err);
+        return pump_gzip(&rd, &src, size);
     }
     const char *text = data;
     progress pr = {size, 0};
@@ -231,9 +224,9 @@ int read_buffer(cg_loader *ld, const void *data, size_t size, cg_error *err) {
         size_t n = size - offset > CHUNK * 4 ? CHUNK * 4 : size - offset;
         const char *nl = memchr(text + offset + n - 1, '\n', size - offset - n + 1);
         n = nl ? (size_t)(nl + 1 - (text + offset)) : size - offset;
-        if (parse_lines(ld, text + offset, n, err)) return -1;
+        if (sink->lines(sink->ctx, text + offset, n, err)) return -1;
         offset += n;
-        if (report_progress(ld, &pr, offset, 0, err)) return -1;
+        if (report_progress(&rd, &pr, offset, 0)) return -1;
     }
-    return report_progress(ld, &pr, size, 1, err);
+    return report_progress(&rd, &pr, size, 1);
 }

@@ -7,12 +7,12 @@
  * block in another file. When exactly one function of that name and object has a fn= block,
  * such a call goes to it and the placeholder disappears. Callgrind always names the callee's
  * file when it differs from the caller's, so its calls never meet this case. */
-#include <stdio.h>
+#include "resolve.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "hash.h"
-#include "loader.h"
 
 static int name_object_eq(const void *ctx, uint32_t index, const void *key) {
     const fn_rec *a = &((const cg_profile *)ctx)->fns[index];
@@ -24,23 +24,23 @@ static uint32_t name_object_tag(const fn_rec *f, uint64_t seed) {
     return (uint32_t)hash_mix(hash_combine(hash_combine(seed, f->name), f->object));
 }
 
-static int nomem(cg_error *err) {
-    set_error(err, CG_ERR_NOMEM, 0, "out of memory");
+static int nomem(const fault_site *site) {
+    set_error(site->err, CG_ERR_NOMEM, 0, "out of memory");
     return -1;
 }
 
 /* For each placeholder, the only defined function of its (name, object); NO_INDEX for defined
  * functions and for placeholders whose name has no definition or several. */
-static uint32_t *unique_definitions(cg_loader *ld) {
-    cg_profile *p = ld->p;
+static uint32_t *unique_definitions(builder *b) {
+    cg_profile *p = b->p;
     size_t n = p->nfns ? p->nfns : 1;
     uint32_t *target = malloc(n * sizeof *target);
     unsigned char *ambiguous = calloc(n, 1);
     idxtab index = {NULL, 0, 0};
     int ok = target && ambiguous;
     for (size_t f = 0; ok && f < p->nfns; f++) {
-        if (!ld->fn_defined[f]) continue;
-        uint32_t tag = name_object_tag(&p->fns[f], ld->seed);
+        if (!b->fn_defined[f]) continue;
+        uint32_t tag = name_object_tag(&p->fns[f], b->seed);
         size_t slot;
         int64_t first = idxtab_find(&index, tag, name_object_eq, p, &p->fns[f], &slot);
         if (first >= 0) {
@@ -54,9 +54,9 @@ static uint32_t *unique_definitions(cg_loader *ld) {
     }
     for (size_t f = 0; ok && f < p->nfns; f++) {
         target[f] = NO_INDEX;
-        if (ld->fn_defined[f]) continue;
+        if (b->fn_defined[f]) continue;
         size_t slot;
-        int64_t def = idxtab_find(&index, name_object_tag(&p->fns[f], ld->seed), name_object_eq, p,
+        int64_t def = idxtab_find(&index, name_object_tag(&p->fns[f], b->seed), name_object_eq, p,
                                   &p->fns[f], &slot);
         if (def >= 0 && !ambiguous[def]) target[f] = (uint32_t)def;
     }
@@ -70,20 +70,21 @@ static uint32_t *unique_definitions(cg_loader *ld) {
 }
 
 /* Re-adds every call with its callee redirected, merging calls that now coincide. */
-static int rebuild_calls(cg_loader *ld, const uint32_t *target, cg_error *err) {
-    cg_profile *p = ld->p;
+static int rebuild_calls(builder *b, const uint32_t *target, const fault_site *site,
+                         uint64_t line) {
+    cg_profile *p = b->p;
     call_rec *old = p->calls;
     size_t n = p->ncalls;
     cost_array old_costs = p->call_costs;
-    unsigned char *old_guessed = ld->call_guessed;
+    unsigned char *old_guessed = b->call_guessed;
     p->calls = NULL;
     p->ncalls = p->calls_cap = 0;
     memset(&p->call_costs, 0, sizeof p->call_costs);
-    ld->call_guessed = NULL;
-    ld->call_guessed_cap = 0;
-    idxtab_free(&ld->call_index);
+    b->call_guessed = NULL;
+    b->call_guessed_cap = 0;
+    idxtab_free(&b->call_index);
     for (size_t f = 0; f < p->nfns; f++) {
-        fn_cursor *cur = &ld->cursors[f];
+        fn_cursor *cur = &b->cursors[f];
         cur->first_call = cur->last_call = cur->next_call = NO_INDEX;
     }
     int rc = 0;
@@ -91,23 +92,14 @@ static int rebuild_calls(cg_loader *ld, const uint32_t *target, cg_error *err) {
         call_rec key = old[c];
         if (old_guessed[c] && target[key.callee] != NO_INDEX) key.callee = target[key.callee];
         cg_cost *row;
-        int r = build_call(ld, &key, old_guessed[c], &row);
-        if (r == -2) {
-            rc = nomem(err);
+        status r = build_call(b, &key, old_guessed[c], &row);
+        if (r == ST_NOMEM) {
+            rc = nomem(site);
             break;
         }
-        if (r || row_add(row, costs_row(&old_costs, p->nraw, c), p->nraw)) {
-            char msg[600];
-            snprintf(msg, sizeof msg, "%s:%llu: calls to '%s' sum beyond 64 bits",
-                     ld->st.name ? ld->st.name : "profile", (unsigned long long)ld->st.lineno,
-                     strtab_get(&p->strings, p->fns[key.callee].name));
-            if (!ld->opts.tolerant) {
-                set_error(err, CG_ERR_OVERFLOW, 0, "%s", msg);
-                rc = -1;
-            } else if (profile_warn(p, msg)) {
-                rc = nomem(err);
-            }
-        }
+        if (r || row_add(row, costs_row(&old_costs, p->nraw, c), p->nraw))
+            rc = fault(site, CG_ERR_OVERFLOW, line, "calls to '%s' sum beyond 64 bits",
+                       strtab_get(&p->strings, p->fns[key.callee].name));
     }
     free(old);
     costs_free(&old_costs);
@@ -116,10 +108,10 @@ static int rebuild_calls(cg_loader *ld, const uint32_t *target, cg_error *err) {
 }
 
 /* Drops placeholders nothing refers to any more and renumbers the rest, keeping their order. */
-static int drop_unreferenced(cg_loader *ld, cg_error *err) {
-    cg_profile *p = ld->p;
+static int drop_unreferenced(builder *b, const fault_site *site) {
+    cg_profile *p = b->p;
     uint32_t *renumber = calloc(p->nfns ? p->nfns : 1, sizeof *renumber);
-    if (!renumber) return nomem(err);
+    if (!renumber) return nomem(site);
     for (size_t c = 0; c < p->ncalls; c++)
         renumber[p->calls[c].caller] = renumber[p->calls[c].callee] = 1;
     for (size_t j = 0; j < p->njumps; j++)
@@ -128,12 +120,12 @@ static int drop_unreferenced(cg_loader *ld, cg_error *err) {
         if (p->line_stores[f].count) renumber[f] = 1;
     size_t kept = 0;
     for (size_t f = 0; f < p->nfns; f++) {
-        if (!renumber[f] && !ld->fn_defined[f]) {
+        if (!renumber[f] && !b->fn_defined[f]) {
             renumber[f] = NO_INDEX;
             continue;
         }
         p->fns[kept] = p->fns[f];
-        ld->fn_defined[kept] = ld->fn_defined[f];
+        b->fn_defined[kept] = b->fn_defined[f];
         p->line_stores[kept] = p->line_stores[f];
         memmove(costs_row(&p->fn_self, p->nraw, kept), costs_row(&p->fn_self, p->nraw, f),
                 p->nraw * sizeof(cg_cost));
@@ -150,25 +142,25 @@ static int drop_unreferenced(cg_loader *ld, cg_error *err) {
         p->jumps[j].to_fn = renumber[p->jumps[j].to_fn];
     }
     free(renumber);
-    idxtab_free(&ld->fn_index); /* its indexes are stale now, and so is the cache */
-    memset(ld->fn_cache, 0, sizeof ld->fn_cache);
+    idxtab_free(&b->fn_index); /* its indexes are stale now, and so is the cache */
+    memset(b->fn_cache, 0, sizeof b->fn_cache);
     return 0;
 }
 
-int resolve_guessed_callees(cg_loader *ld, cg_error *err) {
-    cg_profile *p = ld->p;
+int resolve_guessed_callees(builder *b, const fault_site *site, uint64_t line) {
+    cg_profile *p = b->p;
     size_t placeholders = 0;
     for (size_t c = 0; c < p->ncalls; c++)
-        if (ld->call_guessed[c] && !ld->fn_defined[p->calls[c].callee]) placeholders++;
+        if (b->call_guessed[c] && !b->fn_defined[p->calls[c].callee]) placeholders++;
     if (!placeholders) return 0;
-    uint32_t *target = unique_definitions(ld);
-    if (!target) return nomem(err);
+    uint32_t *target = unique_definitions(b);
+    if (!target) return nomem(site);
     size_t redirected = 0;
     for (size_t c = 0; c < p->ncalls; c++)
-        if (ld->call_guessed[c] && target[p->calls[c].callee] != NO_INDEX) redirected++;
+        if (b->call_guessed[c] && target[p->calls[c].callee] != NO_INDEX) redirected++;
     int rc = 0;
-    if (redirected) rc = rebuild_calls(ld, target, err);
+    if (redirected) rc = rebuild_calls(b, target, site, line);
     free(target);
-    if (rc == 0 && redirected) rc = drop_unreferenced(ld, err);
+    if (rc == 0 && redirected) rc = drop_unreferenced(b, site);
     return rc;
 }

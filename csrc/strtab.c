@@ -30,12 +30,6 @@ void strtab_free(strtab *t) {
     memset(t, 0, sizeof *t);
 }
 
-int64_t strtab_lookup(const strtab *t, const char *s, size_t len) {
-    str_key key = {s, len};
-    size_t slot;
-    return idxtab_find(&t->index, (uint32_t)hash_bytes(s, len, t->seed), str_eq, t, &key, &slot);
-}
-
 int64_t strtab_intern(strtab *t, const char *s, size_t len) {
     if (len > UINT32_MAX) return -1;
     str_key key = {s, len};

@@ -33,8 +33,6 @@ static inline size_t strtab_len(const strtab *t, uint32_t id) {
 static inline const char *strtab_get(const strtab *t, uint32_t id) {
     return t->entries[id].s;
 }
-/* Returns the id of an existing string or -1. */
-int64_t strtab_lookup(const strtab *t, const char *s, size_t len);
 
 #pragma GCC visibility pop
 

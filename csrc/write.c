@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "msort.h"
 #include "vec.h"
 
 static int fail(cg_error *err, int code, const char *fmt, ...)
@@ -258,35 +259,17 @@ static int item_before(const writer *w, uint32_t own, const item *a, const item 
     return a->kind < b->kind;
 }
 
-/* Stable natural merge sort: line records come sorted already, calls and jumps mostly too. */
+/* Line records come sorted already, calls and jumps mostly too. */
+typedef struct item_order {
+    const writer *w;
+    uint32_t own;
+} item_order;
+#define ITEM_BEFORE(o, a, b) item_before((o).w, (o).own, (a), (b))
+DEFINE_MERGE_SORT(sort_item_array, item, item_order, ITEM_BEFORE)
+
 static void sort_items(writer *w, uint32_t own, size_t n) {
-    if (n < 2) return;
-    item *src = w->items, *dst = w->tmp;
-    uint32_t *bounds = w->bounds;
-    size_t runs = 0;
-    bounds[runs++] = 0;
-    for (size_t i = 1; i < n; i++)
-        if (item_before(w, own, &src[i], &src[i - 1])) bounds[runs++] = (uint32_t)i;
-    bounds[runs] = (uint32_t)n;
-    while (runs > 1) {
-        size_t merged = 0;
-        for (size_t r = 0; r < runs; r += 2) {
-            size_t lo = bounds[r], mid = bounds[r + 1];
-            size_t hi = r + 2 <= runs ? bounds[r + 2] : mid;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = item_before(w, own, &src[j], &src[i]) ? src[j++] : src[i++];
-            while (i < mid) dst[k++] = src[i++];
-            while (j < hi) dst[k++] = src[j++];
-            bounds[merged++] = (uint32_t)lo;
-        }
-        bounds[merged] = (uint32_t)n;
-        runs = merged;
-        item *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != w->items) memcpy(w->items, src, n * sizeof *src);
+    item_order o = {w, own};
+    sort_item_array(o, w->items, w->tmp, w->bounds, n);
 }
 
 static int reserve_items(writer *w, size_t n) {

@@ -44,18 +44,17 @@ local function missing_report(missing)
   return "missing from the API reference of README.md: " .. table.concat(missing, ", ")
 end
 
---- The body of the C function `int NAME(lua_State *L) {` in `source`.
-local function c_function(source, name)
-  local start = source:find("\nint " .. name .. "(lua_State *L) {", 1, true)
-  assert(start, "no function " .. name .. " in the binding")
-  local stop = source:find("\n}\n", start, true)
-  return source:sub(start, stop)
-end
-
---- The string literals compared with `var` (strcmp(var, "x")) in a C function body.
-local function compared(body, var)
+--- The fields of a kind of object in the binding's field table (csrc/binding/fields.c,
+--- `static const field KIND_fields[] = {{"name", SHOWS, getter}, ...}`) that show where `flag`
+--- (F_INDEX: obj.name, F_EXACT: obj:exact(name)) says, in table order.
+local function fields_of(kind, flag)
+  local source = read("csrc/binding/fields.c")
+  local table_text = source:match("static const field " .. kind .. "_fields%[%] = (%b{})")
+  assert(table_text, "no field table for " .. kind .. " in fields.c")
   local names = {}
-  for name in body:gmatch("strcmp%(" .. var .. ", \"([%w_]+)\"%)") do names[#names + 1] = name end
+  for name, shows in table_text:gmatch('{"([%w_]+)",%s*([^,]+),') do
+    if shows:find(flag, 1, true) then names[#names + 1] = name end
+  end
   return names
 end
 
@@ -84,12 +83,11 @@ describe("README.md, API reference", function()
   end)
 
   it("names every field of functions, calls, line records and jumps", function()
-    local source = read("csrc/binding/handles.c")
     local missing = {}
     for _, k in ipairs(KINDS) do
       if k.kind ~= "profile" then
-        local fields = compared(c_function(source, k.kind .. "_index"), "key")
-        assert.is_true(#fields >= 3, "no fields found for " .. k.kind .. " in handles.c")
+        local fields = fields_of(k.kind, "F_INDEX")
+        assert.is_true(#fields >= 3, "no fields found for " .. k.kind .. " in fields.c")
         for _, field in ipairs(fields) do
           local ref = KEYWORDS[field] and (k.prefix .. '["' .. field .. '"]') or (k.prefix .. "." .. field)
           if not mentions(API, ref) then missing[#missing + 1] = "`" .. ref .. "`" end
@@ -110,9 +108,14 @@ describe("README.md, API reference", function()
     end
     for name in source:gmatch('lua_setfield%(L, %-?%d+, "([%w_]+)"%)') do add(name) end
     for name in source:gmatch('{"([%w_]+)", cg_[%w_]+%(p%)}') do add(name) end -- prof:stats()
-    for list in source:gmatch("static const char %*const %a+%[%] = (%b{})") do -- section headers
+    -- the header fields of prof:sections(), read by the core (cg_section_header_field)
+    local profile_c = read("csrc/profile.c")
+    local header_field = profile_c:match("\nvoid cg_section_header_field%(.-\n}\n")
+    assert(header_field, "no cg_section_header_field in csrc/profile.c")
+    for list in header_field:gmatch("static const char %*const %a+%[%] = (%b{})") do
       for name in list:gmatch('"([%w_]+)"') do add(name) end
     end
+    for name in source:gmatch('lua_getfield%(L, %-?%d+, "([%w_]+)"%)') do add(name) end
     assert.is_true(#fields > 20)
     local missing = {}
     for _, name in ipairs(fields) do
@@ -124,10 +127,9 @@ describe("README.md, API reference", function()
   end)
 
   it("lists the names obj:exact() takes in every table row of obj:exact", function()
-    local source = read("csrc/binding/exact.c")
     local missing = {}
     for _, k in ipairs(KINDS) do
-      local names = compared(c_function(source, k.kind .. "_exact"), "name")
+      local names = fields_of(k.kind, "F_EXACT")
       assert.is_true(#names >= 1, "no exact names found for " .. k.kind)
       local rows = 0
       for row in API:gmatch("\n(| `" .. k.prefix .. ":exact%([^\n]*)") do

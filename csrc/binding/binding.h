@@ -1,5 +1,6 @@
 /* binding.h - what the files of the Lua module callgrind.core share. The module only exposes
- * callgrind.h as userdata: nothing here parses or computes.
+ * callgrind.h as userdata: nothing here parses or computes (sums, header fields and line costs
+ * come from the core).
  *
  * Every profile has an anchor table (its user value): [1] is the profile itself, [2] caches
  * function handles so that the same function is always the same Lua value. Every handle
@@ -55,7 +56,11 @@ void push_types(lua_State *L);
 void set_functions(lua_State *L, int table, const luaL_Reg *l);
 int absindex(lua_State *L, int idx);
 profile_box *check_box(lua_State *L, int idx);
+/* The one guard of a closed profile: open_profile raises "the profile is closed";
+ * push_if_closed pushes a printed form ("callgrind profile (closed)", "callgrind KIND (profile
+ * closed)") and returns 1 when the model is gone, else returns 0. */
 cg_profile *open_profile(lua_State *L, profile_box *box);
+int push_if_closed(lua_State *L, const profile_box *box, const char *kind);
 cg_profile *check_profile(lua_State *L, int idx);
 handle *check_handle(lua_State *L, int idx, int slot);
 line_value *check_line(lua_State *L, int idx);
@@ -71,11 +76,15 @@ void push_addr(lua_State *L, const cg_profile *p, uint64_t addr);
 
 /* The event named or numbered by argument `idx`, or an error listing the known ones. */
 size_t check_event(lua_State *L, const cg_profile *p, int idx);
-/* Pushes the cost of event `ev` in a row; an error when a derived cost overflows. */
+/* The cost of event `ev` in a row; an error when a derived cost overflows. */
+cg_cost checked_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev);
 int push_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev);
 /* A table { event name = cost } of a row, raw and derived events, for summaries and totals;
  * an error when a derived cost overflows. */
 void push_cost_table(lua_State *L, const cg_profile *p, const cg_cost *row);
+/* Pushes a userdata that frees `ptr` with `release` when collected: a C result held while its
+ * Lua values are made, so that an error there leaks nothing. */
+void push_collected(lua_State *L, void *ptr, void (*release)(void *));
 
 /* ---- load.c: what the synchronous and the background loads share ---- */
 
@@ -96,7 +105,8 @@ void adopt_model(lua_State *L, profile_box *box, cg_profile *p);
 /* The kind of an error code, as load returns it third ("format", "io", ...). */
 const char *error_kind(int code);
 /* profile_methods.c: { [file] = { [line] = self cost } } of event `ev` over functions
- * [first, stop), only the lines of `only` when not NULL; pushes the table and returns 1. */
+ * [first, stop), only the lines of `only` when not NULL (cg_line_sums); pushes the table and
+ * returns 1. */
 int push_line_costs(lua_State *L, cg_profile *p, size_t ev, const char *only, size_t first,
                     size_t stop);
 
@@ -117,14 +127,14 @@ extern const luaL_Reg call_methods[];
 extern const luaL_Reg line_methods[];
 extern const luaL_Reg jump_methods[];
 
-int function_index(lua_State *L); /* handles.c */
-int function_tostring(lua_State *L);
-int call_index(lua_State *L);
-int call_tostring(lua_State *L);
-int line_index(lua_State *L);
-int line_tostring(lua_State *L);
-int jump_index(lua_State *L);
-int jump_tostring(lua_State *L);
+/* fields.c: one table of fields per kind of object, read by obj.field, obj:exact() and
+ * tostring(obj). The closures carry their kind as a light userdata: __index at UP_STATE + 1
+ * (after the methods table), exact and __tostring at UP_STATE. */
+typedef struct object_kind object_kind;
+extern const object_kind profile_kind, function_kind, call_kind, line_kind, jump_kind;
+int object_index(lua_State *L);
+int object_exact(lua_State *L);
+int object_tostring(lua_State *L);
 
 /* iterators.c: the generic-for of each kind of record */
 int profile_functions(lua_State *L);
@@ -136,12 +146,12 @@ int function_jumps_in(lua_State *L);
 /* __close of the loop state where the Lua version has it */
 int iteration_close(lua_State *L);
 
-/* exact.c: obj:exact(name, ...) for each kind of object */
-int profile_exact(lua_State *L);
-int function_exact(lua_State *L);
-int call_exact(lua_State *L);
-int line_exact(lua_State *L);
-int jump_exact(lua_State *L);
+/* exact.c: the forms of obj:exact(): "string" (decimal, the default) or "halves" (argument
+ * form_idx); push_exact_cost reads the event at argument event_idx. */
+int push_exact_signed(lua_State *L, int64_t v, int form_idx);
+int push_exact_unsigned(lua_State *L, uint64_t v, int form_idx);
+int push_exact_cost(lua_State *L, const cg_profile *p, const cg_cost *row, int event_idx,
+                    int form_idx);
 
 #pragma GCC visibility pop
 

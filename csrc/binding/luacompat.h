@@ -27,24 +27,8 @@
 
 #if LUA_VERSION_NUM >= 502
 #define compat_rawlen(L, idx) lua_rawlen((L), (idx))
-#define compat_setfuncs(L, l) luaL_setfuncs((L), (l), 0)
-#define compat_testudata(L, idx, name) luaL_testudata((L), (idx), (name))
 #else
 #define compat_rawlen(L, idx) lua_objlen((L), (idx))
-static inline void compat_setfuncs(lua_State *L, const luaL_Reg *l) {
-    for (; l->name; l++) {
-        lua_pushcfunction(L, l->func);
-        lua_setfield(L, -2, l->name);
-    }
-}
-static inline void *compat_testudata(lua_State *L, int idx, const char *name) {
-    void *p = lua_touserdata(L, idx);
-    if (!p || !lua_getmetatable(L, idx)) return NULL;
-    luaL_getmetatable(L, name);
-    int same = lua_rawequal(L, -1, -2);
-    lua_pop(L, 2);
-    return same ? p : NULL;
-}
 #endif
 
 /* Counts and costs: exact integers on 5.3+; numbers (exact up to 2^53) before. */

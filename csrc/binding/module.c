@@ -23,29 +23,42 @@ static void set_close(lua_State *L, int mt, lua_CFunction close) {
     set_functions(L, mt, meta);
 }
 
-/* Fills a handle metatable (at `mt`); its methods table goes to METHODS[kind], where the Lua
- * layer adds the methods it writes in Lua. */
-static void handle_type(lua_State *L, int mt, const char *kind, const luaL_Reg *methods,
-                        lua_CFunction index, lua_CFunction tostring) {
+/* Sets a closure over the metatables and the light userdata of `kind` (its UP_STATE). */
+static void set_kind_function(lua_State *L, int table, const char *name, lua_CFunction f,
+                              const object_kind *kind) {
+    for (int i = 1; i <= NUM_TYPES; i++) lua_pushvalue(L, i);
+    lua_pushlightuserdata(L, (void *)kind);
+    lua_pushcclosure(L, f, NUM_TYPES + 1);
+    lua_setfield(L, table, name);
+}
+
+/* Makes the methods table of a kind (with exact() over its fields), at the top of the stack;
+ * it goes to METHODS[name] too, where the Lua layer adds the methods it writes in Lua. */
+static void methods_table(lua_State *L, const char *name, const luaL_Reg *methods,
+                          const object_kind *kind) {
     lua_newtable(L);
     set_functions(L, lua_gettop(L), methods);
+    set_kind_function(L, lua_gettop(L), "exact", object_exact, kind);
     lua_pushvalue(L, -1);
-    lua_setfield(L, METHODS, kind);
+    lua_setfield(L, METHODS, name);
+}
+
+/* Fills a handle metatable (at `mt`): __index reads the methods, then the kind's fields. */
+static void handle_type(lua_State *L, int mt, const char *name, const luaL_Reg *methods,
+                        const object_kind *kind) {
+    methods_table(L, name, methods, kind);
     for (int i = 1; i <= NUM_TYPES; i++) lua_pushvalue(L, i);
     lua_pushvalue(L, -NUM_TYPES - 1);
-    lua_pushcclosure(L, index, NUM_TYPES + 1); /* the methods table is its UP_STATE */
+    lua_pushlightuserdata(L, (void *)kind);
+    lua_pushcclosure(L, object_index, NUM_TYPES + 2); /* methods: UP_STATE, kind: UP_STATE + 1 */
     lua_setfield(L, mt, "__index");
     lua_pop(L, 1);
-    const luaL_Reg meta[] = {{"__tostring", tostring}, {NULL, NULL}};
-    set_functions(L, mt, meta);
+    set_kind_function(L, mt, "__tostring", object_tostring, kind);
     protect(L, mt);
 }
 
 static void profile_type(lua_State *L) {
-    lua_newtable(L);
-    set_functions(L, lua_gettop(L), profile_methods);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, METHODS, "profile");
+    methods_table(L, "profile", profile_methods, &profile_kind);
     lua_setfield(L, UP_PROFILE, "__index");
     set_functions(L, UP_PROFILE, profile_meta);
     set_close(L, UP_PROFILE, profile_close);
@@ -62,10 +75,10 @@ CG_EXPORT int luaopen_callgrind_core(lua_State *L) {
     for (int i = 0; i < NUM_TYPES; i++) luaL_newmetatable(L, names[i]);
     lua_newtable(L); /* METHODS: the methods of each kind of object */
     profile_type(L);
-    handle_type(L, UP_FUNCTION, "function", function_methods, function_index, function_tostring);
-    handle_type(L, UP_CALL, "call", call_methods, call_index, call_tostring);
-    handle_type(L, UP_LINE, "line", line_methods, line_index, line_tostring);
-    handle_type(L, UP_JUMP, "jump", jump_methods, jump_index, jump_tostring);
+    handle_type(L, UP_FUNCTION, "function", function_methods, &function_kind);
+    handle_type(L, UP_CALL, "call", call_methods, &call_kind);
+    handle_type(L, UP_LINE, "line", line_methods, &line_kind);
+    handle_type(L, UP_JUMP, "jump", jump_methods, &jump_kind);
     set_close(L, UP_ITERATION, iteration_close);
     protect(L, UP_ITERATION);
     lua_newtable(L); /* MODULE */

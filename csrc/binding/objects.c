@@ -33,17 +33,48 @@ cg_profile *open_profile(lua_State *L, profile_box *box) {
     return box->p;
 }
 
+int push_if_closed(lua_State *L, const profile_box *box, const char *kind) {
+    if (box->p) return 0;
+    if (!strcmp(kind, "profile"))
+        lua_pushliteral(L, "callgrind profile (closed)");
+    else
+        lua_pushfstring(L, "callgrind %s (profile closed)", kind);
+    return 1;
+}
+
+/* A box that frees a C result when collected, so that an error while its Lua values are made
+ * leaks nothing. */
+typedef struct collected {
+    void *ptr;
+    void (*release)(void *);
+} collected;
+
+static int collected_gc(lua_State *L) {
+    collected *c = lua_touserdata(L, 1);
+    if (c->ptr) c->release(c->ptr);
+    c->ptr = NULL;
+    return 0;
+}
+
+void push_collected(lua_State *L, void *ptr, void (*release)(void *)) {
+    collected *c = compat_newuserdata(L, sizeof *c);
+    c->ptr = ptr;
+    c->release = release;
+    if (luaL_newmetatable(L, "callgrind.collected")) {
+        lua_pushcfunction(L, collected_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+}
+
 cg_profile *check_profile(lua_State *L, int idx) {
     return open_profile(L, check_box(L, idx));
 }
 
 handle *check_handle(lua_State *L, int idx, int slot) {
-    static const char *const what[] = {"",
-                                       "",
-                                       "callgrind function expected",
-                                       "callgrind call expected",
-                                       "",
-                                       "callgrind jump expected"};
+    static const char *const what[] = {[UP_FUNCTION] = "callgrind function expected",
+                                       [UP_CALL] = "callgrind call expected",
+                                       [UP_JUMP] = "callgrind jump expected"};
     return check_type(L, idx, slot, what[slot]);
 }
 
@@ -100,12 +131,15 @@ size_t check_event(lua_State *L, const cg_profile *p, int idx) {
     return (size_t)luaL_error(L, "unknown event '%s' (known: %s)", name, lua_tostring(L, -1));
 }
 
-int push_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev) {
+cg_cost checked_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev) {
     cg_cost v;
     if (cg_cost_of(p, row, ev, &v) != CG_OK)
-        return luaL_error(L, "the cost of event '%s' does not fit in 64 bits",
-                          cg_event_name(p, ev));
-    compat_pushint64(L, v);
+        luaL_error(L, "the cost of event '%s' does not fit in 64 bits", cg_event_name(p, ev));
+    return v;
+}
+
+int push_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev) {
+    compat_pushint64(L, checked_cost(L, p, row, ev));
     return 1;
 }
 

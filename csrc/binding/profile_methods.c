@@ -1,23 +1,14 @@
-/* profile_methods.c - the methods of a profile: events, totals, metadata, lifetime. */
+/* profile_methods.c - the methods of a profile: events, totals, metadata, lifetime. They only
+ * expose what the core computes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "binding.h"
 
-static int profile_gc(lua_State *L) {
-    profile_box *box = check_box(L, 1);
-    cg_profile_free(box->p);
-    box->p = NULL;
-    return 0;
-}
-
 static int profile_tostring(lua_State *L) {
     profile_box *box = check_box(L, 1);
-    if (!box->p) {
-        lua_pushstring(L, "callgrind profile (closed)");
-        return 1;
-    }
+    if (push_if_closed(L, box, "profile")) return 1;
     cg_profile *p = box->p;
     luaL_Buffer b;
     luaL_buffinit(L, &b);
@@ -88,61 +79,40 @@ static int profile_total(lua_State *L) {
     return push_cost(L, p, cg_total_costs(p), check_event(L, p, 2));
 }
 
-/* Adds v to the number at key `line` of the table at `lines`. */
-static void add_line_cost(lua_State *L, int lines, uint64_t line, cg_cost v, const char *event) {
-    compat_pushuint64(L, line);
-    lua_pushvalue(L, -1);
-    lua_rawget(L, lines);
-    cg_cost sum = v;
-    if (!lua_isnil(L, -1) && __builtin_add_overflow(compat_toint64(L, -1), v, &sum))
-        luaL_error(L, "the cost of event '%s' on a line does not fit in 64 bits", event);
-    lua_pop(L, 1);
-    compat_pushint64(L, sum);
-    lua_rawset(L, lines);
+static void free_line_sums(void *sums) {
+    cg_line_sums_free(sums);
 }
 
-/* Pushes { [file] = { [line] = self cost } }: the self cost of event `ev` of every source line
- * (or instruction's line) of functions [first, stop), only `only`'s lines when it is not NULL.
- * Line 0 holds code without line information. The same sums a walk over the functions' lines()
- * gives, without making an object per record. */
+/* Pushes { [file] = { [line] = self cost } } of event `ev` over functions [first, stop), only
+ * `only`'s lines when it is not NULL, as the core sums them (cg_line_sums). */
 int push_line_costs(lua_State *L, cg_profile *p, size_t ev, const char *only, size_t first,
                     size_t stop) {
-    const char *event = cg_event_name(p, ev);
-    int has_lines = (cg_positions(p) & CG_POS_LINE) != 0;
-    cg_line_cursor *cursor = compat_newuserdata(L, sizeof *cursor); /* collected, never leaked */
+    cg_error err;
+    cg_line_sums *sums = cg_line_sums_build(p, ev, only, first, stop, &err);
+    if (!sums) return luaL_error(L, "%s", err.message);
+    push_collected(L, sums, free_line_sums); /* freed even if making the tables fails */
     lua_newtable(L);
-    int result = lua_gettop(L);
+    const char *current = NULL;
     lua_pushnil(L); /* the table of the current file */
-    int lines = lua_gettop(L);
-    for (size_t fn = first; fn < stop; fn++) {
-        const char *current = NULL;
-        int skipping = 0;
-        cg_line rec;
-        cg_line_cursor_init(cursor, p, fn);
-        while (cg_line_cursor_next(cursor, &rec)) {
-            const char *file = rec.file ? rec.file : "";
-            if (file != current && (!current || strcmp(file, current))) {
-                current = file;
-                skipping = only && strcmp(file, only) != 0;
-                if (skipping) continue;
-                lua_getfield(L, result, file);
-                if (lua_isnil(L, -1)) {
-                    lua_pop(L, 1);
-                    lua_newtable(L);
-                    lua_pushvalue(L, -1);
-                    lua_setfield(L, result, file);
-                }
-                lua_replace(L, lines);
+    for (size_t i = 0; i < cg_line_sums_count(sums); i++) {
+        const char *file = cg_line_sums_file(sums, i);
+        if (file != current) {
+            current = file;
+            lua_pop(L, 1);
+            lua_getfield(L, -1, file);
+            if (lua_isnil(L, -1)) {
+                lua_pop(L, 1);
+                lua_newtable(L);
+                lua_pushvalue(L, -1);
+                lua_setfield(L, -3, file);
             }
-            if (skipping) continue;
-            cg_cost v;
-            if (cg_cost_of(p, rec.costs, ev, &v) != CG_OK)
-                return luaL_error(L, "the cost of event '%s' does not fit in 64 bits", event);
-            add_line_cost(L, lines, has_lines ? rec.line : 0, v, event);
         }
+        compat_pushuint64(L, cg_line_sums_line(sums, i));
+        compat_pushint64(L, cg_line_sums_cost(sums, i));
+        lua_rawset(L, -3);
     }
-    lua_settop(L, result);
-    lua_remove(L, result - 1); /* the cursor */
+    lua_pop(L, 1);
+    lua_remove(L, -2); /* the box, collected */
     return 1;
 }
 
@@ -217,36 +187,26 @@ static int profile_positions(lua_State *L) {
     return 1;
 }
 
-/* Header values that are numbers (pid, part, thread) are given as numbers. */
-static void set_header_field(lua_State *L, const char *key, const char *value) {
-    static const char *const numeric[] = {"pid", "part", "thread"};
-    static const char *const text[] = {"cmd", "creator", "version"};
-    for (size_t i = 0; i < 3; i++) {
-        if (strcmp(key, numeric[i]) == 0) {
-            char *end;
-            unsigned long long v = strtoull(value, &end, 10);
-            if (*value && !*end) {
-                compat_pushuint64(L, v);
-                lua_setfield(L, -2, key);
-            }
-            return;
-        }
-        if (strcmp(key, text[i]) == 0) {
-            lua_pushstring(L, value);
-            lua_setfield(L, -2, key);
-            return;
-        }
-    }
-    if (strcmp(key, "desc") == 0) {
-        const char *colon = strchr(value, ':');
-        if (!colon) return;
-        const char *v = colon + 1;
-        while (*v == ' ' || *v == '\t') v++;
+/* A header's field of the section table at the top (cg_section_header_field). */
+static void set_header_field(lua_State *L, const cg_profile *p, size_t s, size_t i) {
+    cg_header_field f;
+    cg_section_header_field(p, s, i, &f);
+    switch (f.kind) {
+    case CG_FIELD_NUMBER:
+        compat_pushuint64(L, f.number);
+        lua_setfield(L, -2, f.name);
+        break;
+    case CG_FIELD_TEXT:
+        lua_pushstring(L, f.text);
+        lua_setfield(L, -2, f.name);
+        break;
+    case CG_FIELD_DESC:
         lua_getfield(L, -1, "desc");
-        lua_pushlstring(L, value, (size_t)(colon - value));
-        lua_pushstring(L, v);
+        lua_pushlstring(L, f.name, f.name_len);
+        lua_pushstring(L, f.text);
         lua_rawset(L, -3);
         lua_pop(L, 1);
+        break;
     }
 }
 
@@ -274,7 +234,7 @@ static int profile_sections(lua_State *L) {
             lua_setfield(L, -2, "value");
             lua_rawseti(L, -2, (int)i + 1);
             lua_pushvalue(L, -2); /* the section table */
-            set_header_field(L, key, value);
+            set_header_field(L, p, s, i);
             lua_pop(L, 1);
         }
         lua_setfield(L, -2, "headers");
@@ -329,6 +289,8 @@ static int profile_cycles(lua_State *L) {
     return 1;
 }
 
+/* prof:close(), __close and __gc: the model goes (a writer, which holds the profile, keeps it
+ * from being collected while it runs). */
 int profile_close(lua_State *L) {
     profile_box *box = check_box(L, 1);
     if (box->busy) return luaL_error(L, "the profile is being written: close it afterwards");
@@ -337,22 +299,15 @@ int profile_close(lua_State *L) {
     return 0;
 }
 
-const luaL_Reg profile_methods[] = {{"events", profile_events},
-                                    {"event_info", profile_event_info},
-                                    {"has_event", profile_has_event},
-                                    {"total", profile_total},
-                                    {"functions", profile_functions},
-                                    {"find", profile_find},
-                                    {"stats", profile_stats},
-                                    {"warnings", profile_warnings},
-                                    {"sections", profile_sections},
-                                    {"cycles", profile_cycles},
-                                    {"positions", profile_positions},
-                                    {"exact", profile_exact},
-                                    {"line_costs", profile_line_costs},
-                                    {"close", profile_close},
-                                    {NULL, NULL}};
+const luaL_Reg profile_methods[] = {
+    {"events", profile_events},       {"event_info", profile_event_info},
+    {"has_event", profile_has_event}, {"total", profile_total},
+    {"functions", profile_functions}, {"find", profile_find},
+    {"stats", profile_stats},         {"warnings", profile_warnings},
+    {"sections", profile_sections},   {"cycles", profile_cycles},
+    {"positions", profile_positions}, {"line_costs", profile_line_costs},
+    {"close", profile_close},         {NULL, NULL}};
 
 /* __close is set by module.c where the Lua version has it */
 const luaL_Reg profile_meta[] = {
-    {"__gc", profile_gc}, {"__tostring", profile_tostring}, {NULL, NULL}};
+    {"__gc", profile_close}, {"__tostring", profile_tostring}, {NULL, NULL}};

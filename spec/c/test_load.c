@@ -165,8 +165,74 @@ static void test_errors(void) {
     CHECK_INT(CG_ERR_ABORTED, err.code);
 }
 
+/* What a binding shows without computing it: per-line sums and typed header fields. */
+static void test_line_sums_and_header_fields(void) {
+    const char text[] = "pid: 4242\n"
+                        "cmd: ./prog --fast\n"
+                        "desc: I1 cache: 32768 B, 64 B\n"
+                        "thread: x1\n"
+                        "events: Ir\n"
+                        "fl=a.c\n"
+                        "fn=main\n"
+                        "3 10\n"
+                        "4 5\n"
+                        "fi=b.h\n"
+                        "3 7\n"
+                        "fe=a.c\n"
+                        "3 1\n"
+                        "fn=other\n"
+                        "3 100\n";
+    cg_error err;
+    cg_profile *p = cg_load_buffer(text, sizeof text - 1, "in", NULL, &err);
+    CHECK(p != NULL);
+    if (!p) return;
+    cg_line_sums *s = cg_line_sums_build(p, 0, NULL, 0, cg_function_count(p), &err);
+    CHECK(s != NULL);
+    CHECK_INT(3, cg_line_sums_count(s));
+    cg_cost a3 = -1, a4 = -1, b3 = -1;
+    for (size_t i = 0; i < cg_line_sums_count(s); i++) {
+        const char *file = cg_line_sums_file(s, i);
+        uint64_t line = cg_line_sums_line(s, i);
+        cg_cost v = cg_line_sums_cost(s, i);
+        if (!strcmp(file, "a.c") && line == 3) a3 = v;
+        if (!strcmp(file, "a.c") && line == 4) a4 = v;
+        if (!strcmp(file, "b.h") && line == 3) b3 = v;
+    }
+    CHECK_INT(111, a3); /* main's 10 + 1 and other's 100 */
+    CHECK_INT(5, a4);
+    CHECK_INT(7, b3);
+    cg_line_sums_free(s);
+    size_t main_fn = cg_find_function(p, "main", NULL, NULL, CG_NONE);
+    s = cg_line_sums_build(p, 0, "b.h", main_fn, main_fn + 1, &err);
+    CHECK_INT(1, cg_line_sums_count(s));
+    CHECK_INT(7, cg_line_sums_cost(s, 0));
+    cg_line_sums_free(s);
+    s = cg_line_sums_build(p, 0, "absent.c", 0, cg_function_count(p), &err);
+    CHECK_INT(0, cg_line_sums_count(s));
+    cg_line_sums_free(s);
+
+    cg_header_field f;
+    cg_section_header_field(p, 0, 0, &f);
+    CHECK_INT(CG_FIELD_NUMBER, f.kind);
+    CHECK_INT(4242, f.number);
+    cg_section_header_field(p, 0, 1, &f);
+    CHECK_INT(CG_FIELD_TEXT, f.kind);
+    CHECK_STR("./prog --fast", f.text);
+    cg_section_header_field(p, 0, 2, &f);
+    CHECK_INT(CG_FIELD_DESC, f.kind);
+    CHECK_INT(8, f.name_len);
+    CHECK(!strncmp("I1 cache", f.name, f.name_len));
+    CHECK_STR("32768 B, 64 B", f.text);
+    cg_section_header_field(p, 0, 3, &f); /* not a number */
+    CHECK_INT(CG_FIELD_NONE, f.kind);
+    cg_section_header_field(p, 0, 4, &f); /* events: */
+    CHECK_INT(CG_FIELD_NONE, f.kind);
+    cg_profile_free(p);
+}
+
 int main(void) {
     test_extended();
+    test_line_sums_and_header_fields();
     test_gzip_buffer();
     test_several_inputs();
     test_errors();

@@ -14,8 +14,7 @@ int main(void) {
     CHECK_INT(a, b);
     CHECK(c != a);
     CHECK_STR("fact'2", strtab_get(&t, (uint32_t)c));
-    CHECK_INT(a, strtab_lookup(&t, "main", 4));
-    CHECK_INT(-1, strtab_lookup(&t, "absent", 6));
+    CHECK_INT(3, t.count); /* "", main (mainly's first four bytes) and fact'2 */
     char name[32];
     for (int i = 0; i < 100000; i++) {
         int len = snprintf(name, sizeof name, "fn%d", i);

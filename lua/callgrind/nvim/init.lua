@@ -208,14 +208,13 @@ function nvim.set_event(event)
   end
   local current = state.current
   if not current then return no_profile() end
-  local ok, info = pcall(current.prof.event_info, current.prof, event)
-  if not ok then
+  if not current.prof:has_event(event) then
     local message = ("unknown event '%s' (the profile has %s)"):format(event,
       table.concat(current.prof:events(true), ", "))
     notify(message, vim.log.levels.ERROR)
     return nil, message
   end
-  current.event = info.name
+  current.event = current.prof:event_info(event).name
   buffers.draw_all()
   return true
 end

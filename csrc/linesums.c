@@ -1,0 +1,112 @@
+/* linesums.c - the self cost of one event per source line (cg_line_sums): every line record of
+ * the functions asked for, summed by (file, line) with overflow checks. What an editor shows
+ * beside a source file, without an object per record. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault.h"
+#include "hash.h"
+#include "model.h"
+#include "vec.h"
+
+typedef struct line_sum {
+    uint32_t file; /* string id */
+    uint64_t line;
+    cg_cost cost;
+} line_sum;
+
+struct cg_line_sums {
+    const cg_profile *p;
+    line_sum *sums;
+    size_t n, cap;
+    idxtab index;
+    uint64_t seed;
+};
+
+static int sum_eq(const void *ctx, uint32_t index, const void *key) {
+    const line_sum *a = &((const cg_line_sums *)ctx)->sums[index], *b = key;
+    return a->file == b->file && a->line == b->line;
+}
+
+/* Adds `cost` to the sum of (file, line); -1 when out of memory, 1 when the sum overflows. */
+static int add(cg_line_sums *s, uint32_t file, uint64_t line, cg_cost cost) {
+    line_sum key = {file, line, 0};
+    uint32_t tag = (uint32_t)hash_mix(hash_combine(hash_combine(s->seed, file), line));
+    size_t slot;
+    int64_t found = idxtab_find(&s->index, tag, sum_eq, s, &key, &slot);
+    if (found >= 0) return cost_add(&s->sums[found].cost, cost) ? 1 : 0;
+    if (idxtab_grow(&s->index) || VEC_RESERVE(s->sums, s->cap, s->n + 1)) return -1;
+    (void)idxtab_find(&s->index, tag, sum_eq, s, &key, &slot);
+    key.cost = cost;
+    s->sums[s->n] = key;
+    idxtab_put(&s->index, slot, tag, (uint32_t)s->n++);
+    return 0;
+}
+
+/* The string id of `file` in the profile, or -1 when no record can be in it. */
+static int64_t file_id(const cg_profile *p, const char *file) {
+    for (size_t id = 0; id < p->strings.count; id++)
+        if (!strcmp(strtab_get(&p->strings, (uint32_t)id), file)) return (int64_t)id;
+    return -1;
+}
+
+cg_line_sums *cg_line_sums_build(const cg_profile *p, size_t ev, const char *file, size_t first,
+                                 size_t stop, cg_error *err) {
+    cg_line_sums *s = calloc(1, sizeof *s);
+    if (!s) {
+        set_error(err, CG_ERR_NOMEM, 0, "out of memory");
+        return NULL;
+    }
+    s->p = p;
+    s->seed = hash_new_seed(s);
+    int64_t only = file ? file_id(p, file) : -1;
+    if (file && only < 0) return s; /* no record names that file */
+    int has_lines = (p->positions & CG_POS_LINE) != 0;
+    const char *event = cg_event_name(p, ev);
+    cg_cost row[CG_MAX_EVENTS];
+    for (size_t fn = first; fn < stop && fn < p->nfns; fn++) {
+        line_reader r;
+        line_reader_init(&r, &p->line_stores[fn]);
+        while (line_reader_next(&r, row, p->nraw)) {
+            if (file && r.file != (uint32_t)only) continue;
+            cg_cost v;
+            if (cg_cost_of(p, row, ev, &v) != CG_OK) {
+                set_error(err, CG_ERR_OVERFLOW, 0, "the cost of event '%s' does not fit in 64 bits",
+                          event);
+                cg_line_sums_free(s);
+                return NULL;
+            }
+            int rc = add(s, r.file, has_lines ? r.line : 0, v);
+            if (rc) {
+                if (rc < 0)
+                    set_error(err, CG_ERR_NOMEM, 0, "out of memory");
+                else
+                    set_error(err, CG_ERR_OVERFLOW, 0,
+                              "the cost of event '%s' on a line does not fit in 64 bits", event);
+                cg_line_sums_free(s);
+                return NULL;
+            }
+        }
+    }
+    return s;
+}
+
+void cg_line_sums_free(cg_line_sums *s) {
+    if (!s) return;
+    free(s->sums);
+    idxtab_free(&s->index);
+    free(s);
+}
+
+size_t cg_line_sums_count(const cg_line_sums *s) {
+    return s->n;
+}
+const char *cg_line_sums_file(const cg_line_sums *s, size_t i) {
+    return strtab_get(&s->p->strings, s->sums[i].file);
+}
+uint64_t cg_line_sums_line(const cg_line_sums *s, size_t i) {
+    return s->sums[i].line;
+}
+cg_cost cg_line_sums_cost(const cg_line_sums *s, size_t i) {
+    return s->sums[i].cost;
+}

@@ -1,0 +1,90 @@
+/* parser.h - the Callgrind format, one line at a time. The parser holds the format state of the
+ * input being read (name tables, current function and files, last positions, the association
+ * waiting for its position line) and hands every record, event and section to a builder; it
+ * reports faults at its fault site. It knows nothing of where the lines come from (parser_sink
+ * makes it a reader's line sink) nor of other inputs. */
+#ifndef CG_PARSER_H
+#define CG_PARSER_H
+
+#include "builder.h"
+#include "fault.h"
+#include "idmap.h"
+#include "reader.h"
+
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
+/* The three name-compression tables of the format. */
+enum { IDS_FILE, IDS_FN, IDS_OBJ, IDS_COUNT };
+
+/* What a `calls=`, `jump=` or `jcnd=` line leaves for the next position line to complete. */
+enum { ASSOC_NONE, ASSOC_CALL, ASSOC_JUMP, ASSOC_JCND };
+
+/* Position columns in the fixed order the format allows. */
+enum { COL_INSTR, COL_BB, COL_LINE, COL_COUNT };
+
+/* The format state: everything the meaning of the next line depends on. Apart from the name
+ * tables and the event map (owned buffers), it is plain values, so that a parser can be started
+ * from any state. */
+typedef struct parse_state {
+    uint32_t source; /* string id of the input name */
+    uint64_t lineno;
+    idmap ids[IDS_COUNT];
+
+    int body_started;
+    int skip_records; /* the options leave this section out: read its names only */
+    int have_events;
+    int events_seen;          /* any events: line in this input */
+    int ncols;                /* position columns per line */
+    int col_kind[COL_COUNT];  /* COL_* of each column */
+    uint64_t last[COL_COUNT]; /* last value per column kind, for +N, -N and * */
+    int has_last[COL_COUNT];
+    uint32_t *event_map; /* section column -> raw event */
+    size_t nevent_map, event_map_cap;
+    int identity_map; /* event_map[i] == i for all i */
+
+    int writes_totals; /* the creator: (callgrind) ends every part with totals: */
+
+    uint32_t ob, fl, file; /* string ids; file is the fi=/fe= aware one */
+    int have_fl;
+    uint32_t fn; /* function index or NO_INDEX */
+
+    uint32_t cob, cfi; /* string ids, NO_INDEX when not given */
+    uint32_t cfn;      /* callee name (string id), NO_INDEX before the first cfn= */
+    uint32_t jfi, jfn; /* jump target file / function, NO_INDEX when not given */
+
+    int assoc; /* ASSOC_* */
+    uint64_t assoc_line;
+    uint64_t assoc_count, assoc_taken;
+    uint32_t assoc_callee; /* function index of the pending call */
+    int assoc_guessed;     /* its file was not given (no cfi=/cfl=): see resolve.c */
+    uint64_t assoc_target[COL_COUNT];
+} parse_state;
+
+typedef struct parser {
+    builder *b;      /* where records go */
+    fault_site site; /* where faults go: the input's name, strict or tolerant */
+    parse_state st;
+    /* one line's costs as the section lists its events, and in the profile's event order when
+     * the section orders them otherwise */
+    cg_cost values[MAX_RAW_EVENTS], row[MAX_RAW_EVENTS];
+    int failed; /* a fault stopped the input */
+} parser;
+
+/* A parser that feeds `b`; `tolerant` as cg_options.tolerant. */
+void parser_init(parser *ps, builder *b, int tolerant);
+void parser_free(parser *ps);
+/* Starts an input (its name must outlive the parse). */
+void parse_begin(parser *ps, const char *name, uint32_t source);
+/* Parses complete lines in [data, data + size); the last line may lack its newline only when
+ * at the end of the input. Returns 0, or -1 with the error in err. */
+int parse_lines(parser *ps, const char *data, size_t size, cg_error *err);
+/* Ends the input: the pending association, the last section, the checks of a whole input. */
+int parse_end(parser *ps, cg_error *err);
+/* The parser as a reader's line sink: lines are parsed, a damaged stream is a fault at the
+ * last line read. */
+line_sink parser_sink(parser *ps);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,38 @@
+/* reader.h - the bytes of an input (a file, a gzip stream, a buffer) handed to a line sink in
+ * runs of whole lines, a bounded chunk at a time, with progress reported a bounded number of
+ * times. The reader knows nothing of the format: what it reads goes to the sink. */
+#ifndef CG_READER_H
+#define CG_READER_H
+
+#include <stddef.h>
+
+#include "callgrind.h"
+
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
+#pragma GCC visibility push(hidden)
+
+/* Where the lines go. Each function returns 0, or -1 to stop the read with err set. */
+typedef struct line_sink {
+    void *ctx;
+    /* Whole lines in [data, data + size); the last one lacks its newline only at the end of
+     * the input. */
+    int (*lines)(void *ctx, const char *data, size_t size, cg_error *err);
+    /* The stream is damaged ("gzip data ends early", "corrupt gzip data") after the lines
+     * handed over: the sink decides whether that stops the read. */
+    int (*damaged)(void *ctx, const char *what, cg_error *err);
+} line_sink;
+
+/* The input's name for the reader's own errors ("NAME: No such file..."), and its progress. */
+typedef struct read_options {
+    const char *name;
+    cg_progress_fn progress; /* optional */
+    void *progress_userdata;
+} read_options;
+
+int read_file(const char *path, const read_options *opts, const line_sink *sink, cg_error *err);
+int read_buffer(const void *data, size_t size, const read_options *opts, const line_sink *sink,
+                cg_error *err);
+
+#pragma GCC visibility pop
+
+#endif

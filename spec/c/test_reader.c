@@ -1,0 +1,237 @@
+/* The reader on its own, with a line sink that records what it is handed: whole lines from
+ * buffers, files and gzip streams, chunk boundaries, damaged streams, progress and errors. */
+#include <stdlib.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "ctest.h"
+#include "reader.h"
+
+/* What a sink was handed: the bytes, in order, and how. */
+typedef struct recording {
+    char *text;
+    size_t len, cap;
+    int calls;
+    int calls_not_at_line_end; /* runs that did not end with '\n' */
+    char damage[64];           /* what the reader said was damaged, "" when nothing */
+    int stop_after;            /* > 0: the sink stops the read at that call */
+} recording;
+
+static int record_lines(void *ctx, const char *data, size_t size, cg_error *err) {
+    recording *r = ctx;
+    r->calls++;
+    if (size == 0 || data[size - 1] != '\n') r->calls_not_at_line_end++;
+    if (r->len + size > r->cap) {
+        r->cap = (r->len + size) * 2;
+        r->text = realloc(r->text, r->cap);
+    }
+    memcpy(r->text + r->len, data, size);
+    r->len += size;
+    if (r->stop_after && r->calls == r->stop_after) {
+        snprintf(err->message, sizeof err->message, "stopped by the sink");
+        err->code = CG_ERR_FORMAT;
+        return -1;
+    }
+    return 0;
+}
+
+static int record_damage(void *ctx, const char *what, cg_error *err) {
+    (void)err;
+    recording *r = ctx;
+    snprintf(r->damage, sizeof r->damage, "%s", what);
+    return 0;
+}
+
+static line_sink sink_of(recording *r) {
+    memset(r, 0, sizeof *r);
+    line_sink s = {r, record_lines, record_damage};
+    return s;
+}
+
+/* `n` bytes of numbered lines, each "line N xxxx...\n" of varied length. */
+static char *make_text(size_t n) {
+    char *t = malloc(n + 1);
+    size_t used = 0;
+    for (int i = 1; used < n; i++) {
+        int len =
+            snprintf(t + used, n + 1 - used, "line %d %.*s\n", i, i % 97,
+                     "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrst"
+                     "uvwxyzabcdefghijklmnopqrstuvwxyz");
+        used += (size_t)len;
+    }
+    used = n;
+    while (t[used - 1] != '\n') used--; /* whole lines only */
+    t[used] = '\0';
+    return t;
+}
+
+static size_t gzip(const char *in, size_t n, unsigned char *out, size_t cap) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    z.next_in = (unsigned char *)in;
+    z.avail_in = (unsigned)n;
+    z.next_out = out;
+    z.avail_out = (unsigned)cap;
+    CHECK_INT(Z_STREAM_END, deflate(&z, Z_FINISH));
+    size_t len = z.total_out;
+    deflateEnd(&z);
+    return len;
+}
+
+static void test_buffer(void) {
+    recording r;
+    line_sink sink = sink_of(&r);
+    read_options opts = {"mem", NULL, NULL};
+    cg_error err;
+    const char text[] = "events: Ir\nfn=main\n1 5\nlast line without newline";
+    CHECK_INT(0, read_buffer(text, sizeof text - 1, &opts, &sink, &err));
+    CHECK_INT(sizeof text - 1, r.len);
+    CHECK(memcmp(r.text, text, r.len) == 0);
+    CHECK_INT(1, r.calls); /* a small buffer goes in one run */
+    CHECK_STR("", r.damage);
+    free(r.text);
+}
+
+/* A buffer bigger than a slice is handed over in runs that end at line ends. */
+static void test_big_buffer(void) {
+    size_t n = 20 << 20;
+    char *text = make_text(n);
+    size_t len = strlen(text);
+    recording r;
+    line_sink sink = sink_of(&r);
+    read_options opts = {"big", NULL, NULL};
+    cg_error err;
+    CHECK_INT(0, read_buffer(text, len, &opts, &sink, &err));
+    CHECK_INT(len, r.len);
+    CHECK(memcmp(r.text, text, len) == 0);
+    CHECK(r.calls > 1);
+    CHECK_INT(0, r.calls_not_at_line_end);
+    free(r.text);
+    free(text);
+}
+
+static int count_calls(void *userdata, uint64_t done, uint64_t total) {
+    (void)done, (void)total;
+    int *n = userdata;
+    (*n)++;
+    return 0;
+}
+
+static int abort_load(void *userdata, uint64_t done, uint64_t total) {
+    (void)userdata, (void)done, (void)total;
+    return 1;
+}
+
+/* A file read in 2 MiB chunks: lines cut by a chunk's end are handed over whole, later. */
+static void test_file(void) {
+    size_t n = 7 << 20;
+    char *text = make_text(n);
+    size_t len = strlen(text);
+    char path[] = "/tmp/test_reader_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    CHECK_INT(len, write(fd, text, len));
+    close(fd);
+    recording r;
+    line_sink sink = sink_of(&r);
+    int progress_calls = 0;
+    read_options opts = {path, count_calls, &progress_calls};
+    cg_error err;
+    CHECK_INT(0, read_file(path, &opts, &sink, &err));
+    CHECK_INT(len, r.len);
+    CHECK(memcmp(r.text, text, len) == 0);
+    CHECK(r.calls >= 3);
+    CHECK_INT(0, r.calls_not_at_line_end);
+    CHECK(progress_calls >= 2); /* during the read and at its end */
+    free(r.text);
+
+    /* the progress callback stops the read */
+    sink = sink_of(&r);
+    opts.progress = abort_load;
+    CHECK_INT(-1, read_file(path, &opts, &sink, &err));
+    CHECK_INT(CG_ERR_ABORTED, err.code);
+    char expected[128];
+    snprintf(expected, sizeof expected, "%s: load aborted by the progress callback", path);
+    CHECK_STR(expected, err.message);
+    free(r.text);
+
+    /* so does the sink */
+    sink = sink_of(&r);
+    r.stop_after = 2;
+    opts.progress = NULL;
+    CHECK_INT(-1, read_file(path, &opts, &sink, &err));
+    CHECK_INT(2, r.calls);
+    CHECK_STR("stopped by the sink", err.message);
+    free(r.text);
+    unlink(path);
+    free(text);
+}
+
+static void test_gzip(void) {
+    size_t n = 5 << 20;
+    char *text = make_text(n);
+    size_t len = strlen(text);
+    size_t cap = len + 1024;
+    unsigned char *gz = malloc(cap);
+    size_t gzlen = gzip(text, len, gz, cap);
+    recording r;
+    line_sink sink = sink_of(&r);
+    read_options opts = {"gz", NULL, NULL};
+    cg_error err;
+    CHECK_INT(0, read_buffer(gz, gzlen, &opts, &sink, &err));
+    CHECK_INT(len, r.len);
+    CHECK(memcmp(r.text, text, len) == 0);
+    CHECK_STR("", r.damage);
+    CHECK_INT(0, r.calls_not_at_line_end);
+    free(r.text);
+
+    /* cut short: the lines before the damage are handed over, the cut line is not, and the
+     * sink hears what went wrong */
+    sink = sink_of(&r);
+    CHECK_INT(0, read_buffer(gz, gzlen / 2, &opts, &sink, &err));
+    CHECK_STR("gzip data ends early", r.damage);
+    CHECK(r.len > 0 && r.len < len);
+    CHECK(memcmp(r.text, text, r.len) == 0);
+    CHECK(r.text[r.len - 1] == '\n');
+    free(r.text);
+
+    /* two gzip members are one text */
+    unsigned char *two = malloc(2 * cap);
+    size_t half = len / 2;
+    while (text[half - 1] != '\n') half--;
+    size_t first = gzip(text, half, two, cap);
+    size_t second = gzip(text + half, len - half, two + first, cap);
+    sink = sink_of(&r);
+    CHECK_INT(0, read_buffer(two, first + second, &opts, &sink, &err));
+    CHECK_INT(len, r.len);
+    CHECK(memcmp(r.text, text, len) == 0);
+    CHECK_STR("", r.damage);
+    free(r.text);
+    free(two);
+    free(gz);
+    free(text);
+}
+
+static void test_errors(void) {
+    recording r;
+    line_sink sink = sink_of(&r);
+    read_options opts = {"/nonexistent/file.out", NULL, NULL};
+    cg_error err;
+    CHECK_INT(-1, read_file("/nonexistent/file.out", &opts, &sink, &err));
+    CHECK_INT(CG_ERR_IO, err.code);
+    CHECK_STR("/nonexistent/file.out: No such file or directory", err.message);
+    opts.name = "/tmp";
+    CHECK_INT(-1, read_file("/tmp", &opts, &sink, &err));
+    CHECK_STR("/tmp: is a directory", err.message);
+    CHECK_INT(0, r.calls);
+}
+
+int main(void) {
+    test_buffer();
+    test_big_buffer();
+    test_file();
+    test_gzip();
+    test_errors();
+    return ctest_report("test_reader");
+}
