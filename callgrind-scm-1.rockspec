@@ -85,6 +85,7 @@ build = {
       ["callgrind.names"] = "lua/callgrind/names.lua",
       ["callgrind.progress"] = "lua/callgrind/progress.lua",
       ["callgrind.query"] = "lua/callgrind/query.lua",
+      ["callgrind.system"] = "lua/callgrind/system.lua",
       ["callgrind.report"] = "lua/callgrind/report.lua",
       ["callgrind.rows"] = "lua/callgrind/rows.lua",
       ["callgrind.transform"] = "lua/callgrind/transform.lua",

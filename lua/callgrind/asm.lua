@@ -72,13 +72,6 @@ end
 -- The steps
 ---------------------------------------------------------------------------
 
-local function has_instr(prof)
-  for _, position in ipairs(prof:positions()) do
-    if position == "instr" then return true end
-  end
-  return false
-end
-
 -- The function's symbol, the load offset and what to disassemble: { symbol = (nil without
 -- one), offset =, debug_file =, plan = ranges.plan(...) }; or nil and why no symbol fits.
 local function placement(o, path, fn, recs)
@@ -173,7 +166,7 @@ end
 -- What the profile holds about the function's instructions (records.collect), once the
 -- profile, the function and the tools allow a disassembly; or nil, a message and its kind.
 local function profiled_code(prof, fn, o)
-  if not has_instr(prof) then
+  if not query.has_position(prof, "instr") then
     return nil, "the profile has no instruction addresses: record it with valgrind --tool=callgrind --dump-instr=yes"
       .. " (and --collect-jumps=yes for jumps)", "positions"
   end

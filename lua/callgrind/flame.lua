@@ -35,18 +35,12 @@ local function fail(what, message)
   error(("flame.%s: %s"):format(what, message), 0)
 end
 
-local function is_profile(value)
-  if type(value) ~= "userdata" then return false end
-  local ok, method = pcall(function() return value.stats end)
-  return ok and type(method) == "function"
-end
-
 -- The profiles to draw: one, or a list of them (threads, each under a root of its own).
 local function profile_list(what, prof)
-  if is_profile(prof) then return { prof }, false end
+  if query.is_profile(prof) then return { prof }, false end
   if type(prof) ~= "table" or #prof == 0 then fail(what, "a profile or a list of profiles expected") end
   for i, p in ipairs(prof) do
-    if not is_profile(p) then fail(what, ("item %d of the list is not a profile"):format(i)) end
+    if not query.is_profile(p) then fail(what, ("item %d of the list is not a profile"):format(i)) end
   end
   return prof, true
 end

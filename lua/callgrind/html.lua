@@ -14,8 +14,13 @@ local callgrind = require "callgrind"
 local json = require "callgrind.json"
 local rows = require "callgrind.rows"
 local page = require "callgrind.html.page"
+local query = require "callgrind.query"
+local system = require "callgrind.system"
+local writer = require "callgrind.writer"
 
 local html = {}
+
+local quote = system.quote
 
 local DEFAULTS = {
   threshold = 99,
@@ -68,29 +73,6 @@ local function check_options(what, opts)
     fail(what, "dot must be the Graphviz program, or false")
   end
   return opts
-end
-
-local function is_profile(value)
-  if type(value) ~= "userdata" then return false end
-  local ok, method = pcall(function() return value.stats end)
-  return ok and type(method) == "function"
-end
-
-local function shell_quote(s)
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
-
-local function succeeded(ok, how, code)
-  if type(ok) == "number" then return ok == 0 end -- Lua 5.1
-  return ok == true and (how == nil or how == "exit") and (code == nil or code == 0)
-end
-
-local function read_path(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local text = f:read("*a")
-  f:close()
-  return text
 end
 
 -- ---- the summary ------------------------------------------------------------------------------
@@ -172,7 +154,7 @@ end
 -- files left out for the size.
 local function sources(prof, fns, events, intern, o)
   local include = o.include or {}
-  local reader = o.read_file or read_path
+  local reader = o.read_file or system.read_file
   local chosen, order, bytes, skipped = {}, {}, 0, 0
   for _, entry in ipairs(fns) do
     local file = entry.fn.file
@@ -255,7 +237,7 @@ end
 -- over all the graphs. Returns { [function index] = svg } or nil and why not.
 local function graphs(prof, list, events, program)
   if #list == 0 then return {} end
-  if not succeeded(os.execute("command -v " .. shell_quote(program) .. " >/dev/null 2>&1")) then
+  if not system.found(program) then
     return nil, "Graphviz's 'dot' was not installed when this page was made"
   end
   local dot = require "callgrind.dot"
@@ -265,7 +247,7 @@ local function graphs(prof, list, events, program)
   -- take minutes)
   local dir = os.tmpname()
   os.remove(dir)
-  if not succeeded(os.execute("mkdir -m 700 " .. shell_quote(dir))) then
+  if not system.execute("mkdir -m 700 " .. quote(dir)) then
     return nil, "no temporary directory for the call graphs"
   end
   for i, item in ipairs(list) do
@@ -273,27 +255,20 @@ local function graphs(prof, list, events, program)
     f:write(dot.around(prof, item.fn, { event = events[1], strip = true, wrap = true }))
     f:close()
   end
-  local bounded = succeeded(os.execute("command -v timeout >/dev/null 2>&1")) and "timeout 60 " or ""
+  local bounded = system.found("timeout") and "timeout 60 " or ""
   os.execute(("cd %s && for f in g*.dot; do %s%s -Tsvg \"$f\" >\"${f%%.dot}.svg\" 2>/dev/null; done"):format(
-    shell_quote(dir), bounded, shell_quote(program)))
+    quote(dir), bounded, quote(program)))
   local out, drawn = {}, 0
   for i, item in ipairs(list) do
-    local svg = (read_path(("%s/g%d.svg"):format(dir, i)) or ""):match("<svg.-</svg>")
+    local svg = (system.read_file(("%s/g%d.svg"):format(dir, i)) or ""):match("<svg.-</svg>")
     if svg then
       out[item.index] = svg
       drawn = drawn + 1
     end
   end
-  os.execute("rm -rf " .. shell_quote(dir))
+  os.execute("rm -rf " .. quote(dir))
   if drawn == 0 then return nil, "Graphviz's 'dot' failed on the call graphs" end
   return out
-end
-
-local function has_instr(prof)
-  for _, position in ipairs(prof:positions()) do
-    if position == "instr" then return true end
-  end
-  return false
 end
 
 local function machine_code(prof, list, events, asm_options)
@@ -412,7 +387,7 @@ local function build(prof, o)
   end
   local asm_texts = {}
   local asm_count = o.asm or DEFAULTS.asm
-  if not has_instr(prof) then
+  if not query.has_position(prof, "instr") then
     notes.asm = "the profile has no instruction addresses (valgrind --dump-instr=yes)"
   elseif asm_count > 0 then
     local why
@@ -486,13 +461,13 @@ end
 --- the listing's order (report.rows with inlined = "merge"), calls = { {caller, callee, count,
 --- inclusive..., line}, ... }, sources =, ranges =, graphs =, asm =, notes = }. See README.
 function html.data(prof, opts)
-  if not is_profile(prof) then fail("data", "a profile expected") end
+  if not query.is_profile(prof) then fail("data", "a profile expected") end
   return build(prof, check_options("data", opts))
 end
 
 --- The page as a string. opts: see README ("HTML report").
 function html.page(prof, opts)
-  if not is_profile(prof) then fail("page", "a profile expected") end
+  if not query.is_profile(prof) then fail("page", "a profile expected") end
   opts = check_options("page", opts)
   local data = build(prof, opts)
   local svg, why = flame_svg(prof, opts)
@@ -504,21 +479,7 @@ end
 function html.write(prof, path, opts)
   if type(path) ~= "string" then fail("write", "a path expected") end
   local text = html.page(prof, opts)
-  local tmp = path .. ".tmp"
-  local f, err = io.open(tmp, "wb")
-  if not f then return nil, err end
-  local ok, werr = f:write(text)
-  local closed, cerr = f:close()
-  if not ok or not closed then
-    os.remove(tmp)
-    return nil, path .. ": " .. tostring(werr or cerr)
-  end
-  local renamed, rerr = os.rename(tmp, path)
-  if not renamed then
-    os.remove(tmp)
-    return nil, rerr
-  end
-  return true
+  return writer.to_path(path, function(put) return put(text) end)
 end
 
 return html

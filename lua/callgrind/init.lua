@@ -71,6 +71,7 @@ local lazy = {
   dot = "callgrind.dot", -- callable: callgrind.dot(prof, opts) is callgrind.dot.graph(prof, opts)
   html = "callgrind.html",
   json = "callgrind.json",
+  system = "callgrind.system",
 }
 
 setmetatable(callgrind, {

@@ -4,12 +4,12 @@
 --
 -- The bar appears only when stderr is a terminal and the input is big enough, or the load long
 -- enough, to take a while; otherwise the callback does nothing.
+local system = require "callgrind.system"
+
 local progress = {}
 
 local function stderr_is_terminal()
-  local ok, how, code = os.execute("[ -t 2 ]")
-  if type(ok) == "number" then return ok == 0 end -- Lua 5.1
-  return ok == true and how == "exit" and code == 0
+  return system.execute("[ -t 2 ]")
 end
 
 --- A callback for the `progress` option of callgrind.load.

@@ -4,6 +4,21 @@
 -- profile methods: prof:top{...}, prof:by_file(ev), prof:by_object(ev), prof:find_all(name).
 local query = {}
 
+--- Whether `value` is a profile (a loaded one, open or closed).
+function query.is_profile(value)
+  if type(value) ~= "userdata" then return false end
+  local ok, method = pcall(function() return value.stats end)
+  return ok and type(method) == "function"
+end
+
+--- Whether the profile's positions include `name` ("instr", "line", "bb").
+function query.has_position(prof, name)
+  for _, position in ipairs(prof:positions()) do
+    if position == name then return true end
+  end
+  return false
+end
+
 --- The event name for `ev` (a name, a 1-based index, or nil for the first event). `level`
 --- places an error as error() does, counted from the caller (default 2: the caller's caller).
 function query.event(prof, ev, level)

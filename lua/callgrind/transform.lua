@@ -8,7 +8,7 @@ local query = require "callgrind.query"
 local transform = {}
 
 local function check_profile(value, what)
-  if type(value) ~= "userdata" or not pcall(function() return value.events end) then
+  if not query.is_profile(value) then
     error(what .. ": a profile expected", 3)
   end
 end

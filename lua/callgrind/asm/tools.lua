@@ -3,11 +3,11 @@
 -- Every argument goes through the shell single-quoted, so object names taken from a profile
 -- cannot run anything. Works on Lua 5.1 to 5.4 and LuaJIT: the exit status is read from the
 -- shell's own `echo $?`, since pipe:close() does not report it on 5.1.
+local system = require "callgrind.system"
+
 local tools = {}
 
-local function quote(s)
-  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
-end
+local quote = system.quote
 
 local function read_and_remove(path)
   local f = io.open(path, "rb")
@@ -19,12 +19,7 @@ local function read_and_remove(path)
 end
 
 --- Whether `program` (a name looked up on PATH, or a path) can be run.
-function tools.found(program)
-  local pipe = io.popen("command -v " .. quote(program) .. " >/dev/null 2>&1; echo $?")
-  local status = pipe and pipe:read("*l")
-  if pipe then pipe:close() end
-  return status == "0"
-end
+tools.found = system.found
 
 --- Runs `program` with the list `args`; returns its standard output, its standard error and
 --- its exit status (a number).
@@ -50,10 +45,7 @@ end
 
 --- Whether the file `a` was modified after the file `b` (false when either is missing).
 function tools.newer(a, b)
-  local pipe = io.popen("[ " .. quote(a) .. " -nt " .. quote(b) .. " ]; echo $?")
-  local status = pipe and pipe:read("*l")
-  if pipe then pipe:close() end
-  return status == "0"
+  return system.execute("[ " .. quote(a) .. " -nt " .. quote(b) .. " ]")
 end
 
 return tools

@@ -3,6 +3,7 @@
 local dot = require "callgrind.dot"
 local format = require "callgrind.format"
 local options = require "callgrind.command.options"
+local system = require "callgrind.system"
 local write = require "callgrind.command.write"
 
 local graph = {
@@ -39,15 +40,6 @@ function graph.define(cmd)
   options.profiles(cmd)
 end
 
-local function succeeded(ok, how, code)
-  if type(ok) == "number" then return ok == 0 end -- Lua 5.1
-  return ok == true and (how == nil or how == "exit") and (code == nil or code == 0)
-end
-
-local function shell_quote(s)
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
-
 -- What to write: "dot", "svg", "png" or "pdf", from --format or the output's extension.
 local function output_format(ctx, args)
   if args.format then return args.format end
@@ -63,16 +55,16 @@ end
 
 -- Renders DOT text with Graphviz into `target` ("-": standard output) as `kind`.
 local function render(ctx, text, kind, target)
-  if not succeeded(os.execute("command -v dot >/dev/null 2>&1")) then
+  if not system.found("dot") then
     ctx.cli:fail(("Graphviz's 'dot' is needed to write %s (on Debian: apt-get install graphviz); "
       .. "without it, write DOT text (-o FILE.dot)"):format(target == "-" and kind or target))
   end
   local source = os.tmpname()
   write.text(ctx, text, source)
   io.stdout:flush()
-  local command = ("dot -T%s %s %s"):format(kind, target == "-" and "" or ("-o " .. shell_quote(target)),
-    shell_quote(source))
-  local ok = succeeded(os.execute(command))
+  local command = ("dot -T%s %s %s"):format(kind, target == "-" and "" or ("-o " .. system.quote(target)),
+    system.quote(source))
+  local ok = system.execute(command)
   os.remove(source)
   if not ok then ctx.cli:fail(("dot could not write %s"):format(target == "-" and kind or target)) end
 end

@@ -4,6 +4,8 @@
 --
 --   local out = output.new { color = "auto" }
 --   out:line(out:paint("bold", "Total") .. " 1,234")
+local system = require "callgrind.system"
+
 local output = {}
 output.__index = output
 
@@ -15,14 +17,9 @@ local STYLES = {
 }
 local RESET = "\27[0m"
 
-local function succeeded(ok, how, code)
-  if type(ok) == "number" then return ok == 0 end -- Lua 5.1
-  return ok == true and (how == nil or how == "exit") and (code == nil or code == 0)
-end
-
 --- Whether file descriptor `fd` (1 for standard output, 2 for standard error) is a terminal.
 function output.is_terminal(fd)
-  return succeeded(os.execute(("[ -t %d ]"):format(fd)))
+  return system.execute(("[ -t %d ]"):format(fd))
 end
 
 -- The terminal's width: $COLUMNS, else what stty says of the terminal, else 80.
