@@ -6,6 +6,7 @@
 -- LUA_CPATH="build/5.4/?.so;;"), or anywhere once the module is installed.
 local dot = require "callgrind.dot"
 local format = require "callgrind.format"
+local system = require "callgrind.system"
 local cli = require("callgrind.cli").new("callgraph.lua")
 
 local usage = [[
@@ -49,15 +50,6 @@ local function percent_value(name, value)
     bad_usage(("%s expects a percentage, 0 or more, not '%s'"):format(name, tostring(value)))
   end
   return n
-end
-
-local function succeeded(ok, how, code)
-  if type(ok) == "number" then return ok == 0 end -- Lua 5.1
-  return ok == true and (how == nil or how == "exit") and (code == nil or code == 0)
-end
-
-local function shell_quote(s)
-  return "'" .. s:gsub("'", "'\\''") .. "'"
 end
 
 ---------------------------------------------------------------------------------------------
@@ -192,9 +184,9 @@ local written, write_err = file:write(text)
 if not written then fail(write_err) end
 file:close()
 
-local has_dot = succeeded(os.execute("command -v dot >/dev/null 2>&1"))
+local has_dot = system.found("dot")
 if svg and has_dot then
   local svg_path = (output:match("^(.*)%.dot$") or output) .. ".svg"
-  local command = ("dot -Tsvg -o %s %s"):format(shell_quote(svg_path), shell_quote(output))
-  if not succeeded(os.execute(command)) then fail("dot could not render " .. output) end
+  local command = ("dot -Tsvg -o %s %s"):format(system.quote(svg_path), system.quote(output))
+  if not system.execute(command) then fail("dot could not render " .. output) end
 end
