@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "callgrind.h"
+#include "report.h"
 
 typedef struct row {
     const char *file, *name, *object; /* owned by the profile */
@@ -35,6 +36,7 @@ struct cg_rows {
     size_t mask;
     uint32_t *order; /* the rows to show, in order (cg_rows_select) */
     size_t nshown;
+    int merged;
 };
 
 /* One file of one function while it is summed. */
@@ -231,7 +233,8 @@ static int add_parts(cg_rows *r, summer *s, size_t fn) {
     const cg_profile *p = r->p;
     size_t w = r->width;
     const char *own = cg_function_file(p, fn), *name = cg_function_name(p, fn);
-    const char *object = cg_function_object(p, fn);
+    /* callgrind_annotate's keys name no object: one row for every object */
+    const char *object = r->merged == CG_ROWS_KEYS ? "" : cg_function_object(p, fn);
     int called = is_called(p, fn);
     for (size_t k = 0; k < s->n; k++) {
         const part *x = &s->parts[k];
@@ -283,9 +286,10 @@ cg_rows *cg_rows_build(const cg_profile *p, int merged, cg_error *err) {
     if (r) {
         r->p = p;
         r->width = cg_raw_event_count(p);
+        r->merged = merged;
     }
     for (size_t fn = 0; rc == 0 && fn < cg_function_count(p); fn++) {
-        if (merged) {
+        if (merged == CG_ROWS_MERGED) {
             rc = add_merged(r, fn);
         } else {
             rc = sum_function(r, &s, fn, cursor);
@@ -316,6 +320,12 @@ void cg_rows_free(cg_rows *r) {
     free(r);
 }
 
+int cg_rows_merged(const cg_rows *r) {
+    return r->merged == CG_ROWS_MERGED;
+}
+const cg_profile *cg_rows_profile(const cg_rows *r) {
+    return r->p;
+}
 size_t cg_rows_count(const cg_rows *r) {
     return r->n;
 }
