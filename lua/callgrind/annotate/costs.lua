@@ -1,0 +1,140 @@
+-- callgrind.annotate.costs: the costs of source lines, per file. The sums over line records
+-- and the calls of each line are the core's (core.file_lines, one pass, every event at once);
+-- this module groups the calls of a line per callee, which touches only the lines asked for.
+local core = require "callgrind.core"
+local format = require "callgrind.format"
+
+local costs = {}
+
+--- Event names for a list of names or indexes (nil: every raw event, in file order). Unknown
+--- events raise the profile's own error.
+function costs.event_names(prof, list)
+  if list == nil then return prof:events() end
+  if type(list) ~= "table" then list = { list } end
+  local names = {}
+  for i, ev in ipairs(list) do names[i] = prof:event_info(ev).name end
+  if #names == 0 then error("no events given", 3) end
+  return names
+end
+
+function costs.zeros(events)
+  local t = {}
+  for _, ev in ipairs(events) do t[ev] = 0 end
+  return t
+end
+
+--- A call whose caller can be reached again from its callee: a self-call, or a call between
+--- two members of one cycle.
+function costs.is_recursive(call)
+  local caller, callee = call.caller, call.callee
+  if caller == callee then return true end
+  local cycle = caller.cycle
+  return cycle ~= nil and cycle == callee.cycle
+end
+
+--- Orders call entries by their costs in `events`, highest first, then by `label(entry)`,
+--- then by count.
+function costs.call_order(events, label)
+  return function(a, b)
+    for _, ev in ipairs(events) do
+      local x, y = a.inclusive[ev], b.inclusive[ev]
+      if x ~= y then return x > y end
+    end
+    local la, lb = label(a), label(b)
+    if la ~= lb then return la < lb end
+    return a.count > b.count
+  end
+end
+
+function costs.callee_label(entry)
+  return format.location(entry.callee.file or "", entry.callee.name)
+end
+
+-- The calls of one source line, one entry per callee:
+-- { {callee = fn, count = n, inclusive = {ev = cost}}, ... }, sorted by `order`. Where a line
+-- holds both a call into a recursion and the recursive calls made from the same line further
+-- down (callgrind's fact -> fact'2 and fact'2 -> fact'2), the recursive ones are left out:
+-- their cost is already part of the call that entered the recursion.
+local function line_calls(records, events, order)
+  local plain = false
+  for _, call in ipairs(records) do
+    if not costs.is_recursive(call) then
+      plain = true
+      break
+    end
+  end
+  local by_callee, list = {}, {}
+  for _, call in ipairs(records) do
+    if not (plain and costs.is_recursive(call)) then
+      local callee = call.callee
+      local entry = by_callee[callee]
+      if not entry then
+        entry = { callee = callee, count = 0, inclusive = costs.zeros(events) }
+        by_callee[callee] = entry
+        list[#list + 1] = entry
+      end
+      entry.count = entry.count + call.count
+      local inclusive = entry.inclusive
+      for _, ev in ipairs(events) do inclusive[ev] = inclusive[ev] + call:inclusive(ev) end
+    end
+  end
+  if #list > 1 then table.sort(list, order) end
+  return list
+end
+
+--- The lines of the files named (nil: every file): { [file] = { [line] = entry } }, where an
+--- entry is { self = {ev = cost} or nil, calls = { {callee=, count=, inclusive=}, ... } }:
+--- `self` only for lines with line records (lines that only make calls have none).
+function costs.gather(prof, files, events)
+  local order = costs.call_order(events, costs.callee_label)
+  local by_file = core.file_lines(prof, files, events)
+  for _, lines in pairs(by_file) do
+    for _, entry in pairs(lines) do
+      local records = entry.calls
+      entry.calls = records and line_calls(records, events, order) or {}
+    end
+  end
+  return by_file
+end
+
+--- The entries of gather() as file_costs() gives them: every line with a `self` table.
+function costs.with_self(lines, events)
+  for _, entry in pairs(lines) do
+    if not entry.self then entry.self = costs.zeros(events) end
+  end
+  return lines
+end
+
+--- The per-line sums of one event for every file, in the shape an editor draws them (see
+--- annotate.line_totals).
+function costs.line_totals(prof, event)
+  local index = prof:event_info(event).index
+  -- file_costs' rule (line_calls): a line's recursive calls count only when it makes no
+  -- other call
+  local plain, recursive = {}, {}
+  for fn in prof:functions() do
+    for call in fn:callees() do
+      local sums = costs.is_recursive(call) and recursive or plain
+      local file, line = call.file or "", call.line or 0
+      local lines = sums[file]
+      if not lines then
+        lines = {}
+        sums[file] = lines
+      end
+      lines[line] = (lines[line] or 0) + call:inclusive(index)
+    end
+  end
+  for file, lines in pairs(recursive) do
+    local into = plain[file]
+    if not into then
+      into = {}
+      plain[file] = into
+    end
+    for line, cost in pairs(lines) do
+      if into[line] == nil then into[line] = cost end
+    end
+  end
+  return prof:line_costs(index), plain
+end
+
+return costs

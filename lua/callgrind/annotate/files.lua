@@ -1,0 +1,78 @@
+-- callgrind.annotate.files: which source files to annotate, and their text.
+local core = require "callgrind.core"
+local rows = require "callgrind.rows"
+
+local files = {}
+
+--- callgrind_annotate's choice: the files of the rows its listing shows (sorted by `sort`, cut
+--- at `opts.threshold` of the first sort event, by inclusive cost with `opts.inclusive`), but
+--- unknown files; in name order. Its rows are keyed "file:function", the functions of one name
+--- in several objects summed.
+function files.by_threshold(prof, sort, opts)
+  local query = rows.query(sort, { threshold = opts.threshold, inclusive = opts.inclusive, inlined = opts.inlined })
+  query.by_key = not query.merged
+  local names = {}
+  for _, file in ipairs(core.row_files(prof, query)) do
+    if file ~= "" and file ~= "???" then names[#names + 1] = file end
+  end
+  table.sort(names)
+  return names
+end
+
+--- The files to annotate in order: those named (`named`, a list), then, with `auto`, those the
+--- threshold chooses. Returns the list and the set of the named ones.
+function files.choose(prof, named, auto, sort, opts)
+  local order, user, wanted = {}, {}, {}
+  for _, file in ipairs(named or {}) do
+    if not wanted[file] then
+      order[#order + 1] = file
+      user[file] = true
+      wanted[file] = true
+    end
+  end
+  if auto then
+    for _, file in ipairs(files.by_threshold(prof, sort, opts)) do
+      if not wanted[file] then
+        order[#order + 1] = file
+        wanted[file] = true
+      end
+    end
+  end
+  return order, user
+end
+
+function files.read_path(path)
+  local fh = io.open(path, "rb")
+  if not fh then return nil end
+  local text = fh:read("*a")
+  fh:close()
+  return text
+end
+
+--- Tries the name as written (absolute, or relative to the current directory), then each
+--- include directory in turn with the name appended, as callgrind_annotate's -I does. Returns
+--- the text and the label for the header, or nil.
+function files.find(file, include, reader)
+  local text = reader(file)
+  if text then return text, file end
+  for _, dir in ipairs(include) do
+    if dir ~= "" then
+      local prefix = dir:sub(-1) == "/" and dir or dir .. "/"
+      text = reader(prefix .. file)
+      if text then return text, prefix .. " + " .. file end
+    end
+  end
+  return nil
+end
+
+--- The lines of a text, without their line ends.
+function files.split_lines(text)
+  local lines = {}
+  for line in text:gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+  local last = text:match("([^\n]+)$")
+  if last then lines[#lines + 1] = last end
+  for i, line in ipairs(lines) do lines[i] = line:gsub("\r$", "") end
+  return lines
+end
+
+return files
