@@ -13,7 +13,9 @@ typedef struct fl_file {
     cg_cost *costs;  /* n * width */
     uint32_t *slots; /* line -> entry, open addressing */
     size_t mask;
-    size_t base; /* first global entry, once sorted */
+    size_t base;          /* first global entry, once sorted */
+    size_t nrec;          /* the entries made by line records come first */
+    unsigned char *coded; /* once sorted: whether the line has line records */
 } fl_file;
 
 /* A file name pointer of the profile and what it maps to (a file index, or NOT_WANTED). */
@@ -33,6 +35,11 @@ struct cg_file_lines {
     size_t names_mask, nnames;
     size_t *call_first; /* per global entry, + 1 */
     size_t *calls;
+    /* the calls of each line summed per callee (see group_calls) */
+    size_t *group_first; /* per global entry, + 1 */
+    size_t *group_fn;
+    uint64_t *group_count;
+    cg_cost *group_costs; /* width per group */
 };
 
 static size_t hash_ptr(const void *p) {
@@ -69,7 +76,7 @@ static uint32_t new_file(cg_file_lines *f, const char *name) {
         f->files = files;
         f->files_cap = cap;
     }
-    f->files[f->nfiles] = (fl_file){name, 0, 0, NULL, NULL, NULL, 0, 0};
+    f->files[f->nfiles] = (fl_file){name, 0, 0, NULL, NULL, NULL, 0, 0, 0, NULL};
     return (uint32_t)f->nfiles++;
 }
 
@@ -174,6 +181,7 @@ static int order_lines(cg_file_lines *f, const char *const *wanted, size_t nwant
     uint32_t *call_file = malloc((ncalls + 1) * sizeof *call_file);
     uint32_t *call_entry = malloc((ncalls + 1) * sizeof *call_entry);
     int rc = call_file && call_entry ? 0 : -1;
+    for (size_t k = 0; k < f->nfiles; k++) f->files[k].nrec = f->files[k].n;
     /* the calls' lines first: a line that only makes calls is a line too */
     for (size_t c = 0; rc == 0 && c < ncalls; c++) {
         uint32_t file = file_of(f, cg_call_file(p, c), wanted, nwanted);
@@ -194,7 +202,8 @@ static int order_lines(cg_file_lines *f, const char *const *wanted, size_t nwant
                  *tmp = malloc((x->n + 1) * sizeof *tmp);
         uint64_t *line = malloc((x->n + 1) * sizeof *line);
         cg_cost *costs = malloc((x->n * f->width + 1) * sizeof *costs);
-        if (!order || !tmp || !line || !costs) rc = -1;
+        x->coded = malloc(x->n + 1);
+        if (!order || !tmp || !line || !costs || !x->coded) rc = -1;
         for (size_t i = 0; rc == 0 && i < x->n; i++) order[i] = (uint32_t)i;
         for (size_t w = 1; rc == 0 && w < x->n; w *= 2) {
             for (size_t lo = 0; lo < x->n; lo += 2 * w) {
@@ -212,6 +221,7 @@ static int order_lines(cg_file_lines *f, const char *const *wanted, size_t nwant
             /* tmp becomes the rank of each old entry */
             for (size_t i = 0; i < x->n; i++) {
                 line[i] = x->line[order[i]];
+                x->coded[i] = order[i] < x->nrec;
                 memcpy(&costs[i * f->width], &x->costs[(size_t)order[i] * f->width],
                        f->width * sizeof(cg_cost));
                 tmp[order[i]] = (uint32_t)i;
@@ -256,8 +266,153 @@ static int order_lines(cg_file_lines *f, const char *const *wanted, size_t nwant
     return rc;
 }
 
+/* A self-call, or a call between two members of one cycle. */
+static int is_recursive(const cg_profile *p, size_t call) {
+    size_t caller = cg_call_caller(p, call), callee = cg_call_callee(p, call);
+    if (caller == callee) return 1;
+    size_t cycle = cg_function_cycle(p, caller);
+    return cycle != CG_NONE && cycle == cg_function_cycle(p, callee);
+}
+
+/* The calls of each line summed per callee, in the order of their first call. Where a line
+ * holds both a call into a recursion and recursive calls (callgrind's fact -> fact'2 and
+ * fact'2 -> fact'2 on one line), the recursive ones are left out: their cost is already part
+ * of the call that entered the recursion. */
+static int group_calls(cg_file_lines *f, size_t total) {
+    const cg_profile *p = f->p;
+    size_t nfn = cg_function_count(p), ncalls = f->call_first[total];
+    size_t *slot = malloc((nfn + 1) * sizeof *slot), *stamp = malloc((nfn + 1) * sizeof *stamp);
+    f->group_first = calloc(total + 1, sizeof *f->group_first);
+    f->group_fn = malloc((ncalls + 1) * sizeof *f->group_fn);
+    f->group_count = malloc((ncalls + 1) * sizeof *f->group_count);
+    f->group_costs = malloc((ncalls * f->width + 1) * sizeof *f->group_costs);
+    int rc =
+        slot && stamp && f->group_first && f->group_fn && f->group_count && f->group_costs ? 0 : -1;
+    for (size_t fn = 0; rc == 0 && fn < nfn; fn++) stamp[fn] = SIZE_MAX;
+    size_t n = 0;
+    for (size_t e = 0; rc == 0 && e < total; e++) {
+        size_t first = f->call_first[e], stop = f->call_first[e + 1];
+        int plain = 0;
+        for (size_t k = first; k < stop && !plain; k++) plain = !is_recursive(p, f->calls[k]);
+        for (size_t k = first; k < stop && rc == 0; k++) {
+            size_t c = f->calls[k];
+            if (plain && is_recursive(p, c)) continue;
+            size_t callee = cg_call_callee(p, c);
+            if (stamp[callee] != e) {
+                stamp[callee] = e;
+                slot[callee] = n;
+                f->group_fn[n] = callee;
+                f->group_count[n] = 0;
+                memset(&f->group_costs[n * f->width], 0, f->width * sizeof(cg_cost));
+                n++;
+            }
+            size_t g = slot[callee];
+            cg_cost *acc = &f->group_costs[g * f->width];
+            const cg_cost *v = cg_call_inclusive(p, c);
+            if (__builtin_add_overflow(f->group_count[g], cg_call_times(p, c), &f->group_count[g]))
+                rc = -2;
+            for (size_t i = 0; i < f->width; i++)
+                if (__builtin_add_overflow(acc[i], v[i], &acc[i])) rc = -2;
+        }
+        f->group_first[e + 1] = n;
+    }
+    free(slot);
+    free(stamp);
+    return rc;
+}
+
+/* ---- the callees of a line in order ---- */
+
+typedef struct callee_order {
+    const cg_file_lines *f;
+    const cg_cost *keys; /* nsort per group */
+    size_t nsort;
+} callee_order;
+
+/* "file:name" of two functions compared as strings ("???" for no file). */
+static int cmp_label(const cg_profile *p, size_t a, size_t b) {
+    const char *fa = cg_function_file(p, a), *fb = cg_function_file(p, b);
+    const char *pa[3] = {*fa ? fa : "???", ":", cg_function_name(p, a)};
+    const char *pb[3] = {*fb ? fb : "???", ":", cg_function_name(p, b)};
+    size_t ia = 0, ib = 0;
+    for (;;) {
+        while (!*pa[ia] && ia < 2) ia++;
+        while (!*pb[ib] && ib < 2) ib++;
+        int ca = *pa[ia] ? (unsigned char)*pa[ia]++ : -1;
+        int cb = *pb[ib] ? (unsigned char)*pb[ib]++ : -1;
+        if (ca != cb) return ca - cb;
+        if (ca < 0) return 0;
+    }
+}
+
+/* Highest cost of the sort events first, then by label, then by count (highest first). */
+static int callee_before(const callee_order *o, size_t a, size_t b) {
+    for (size_t k = 0; k < o->nsort; k++) {
+        cg_cost x = o->keys[a * o->nsort + k], y = o->keys[b * o->nsort + k];
+        if (x != y) return x > y;
+    }
+    int d = cmp_label(o->f->p, o->f->group_fn[a], o->f->group_fn[b]);
+    if (d) return d < 0;
+    return o->f->group_count[a] > o->f->group_count[b];
+}
+
+/* Sorts the groups of every line (a stable bottom-up merge sort of each line's range). */
+static int sort_callees(cg_file_lines *f, size_t total, const size_t *sort, size_t nsort) {
+    const cg_profile *p = f->p;
+    size_t n = f->group_first[total];
+    cg_cost *keys = malloc((n * nsort + 1) * sizeof *keys);
+    size_t *v = malloc((n + 1) * sizeof *v), *tmp = malloc((n + 1) * sizeof *tmp);
+    int rc = keys && v && tmp ? 0 : -1;
+    for (size_t g = 0; rc == 0 && g < n; g++)
+        for (size_t k = 0; k < nsort; k++)
+            if (cg_cost_of(p, &f->group_costs[g * f->width], sort[k], &keys[g * nsort + k]))
+                rc = -2;
+    callee_order o = {f, keys, nsort};
+    for (size_t e = 0; rc == 0 && e < total; e++) {
+        size_t first = f->group_first[e], m = f->group_first[e + 1] - first;
+        if (m < 2) continue;
+        for (size_t i = 0; i < m; i++) v[i] = first + i;
+        for (size_t w = 1; w < m; w *= 2) {
+            for (size_t lo = 0; lo < m; lo += 2 * w) {
+                size_t mid = lo + w < m ? lo + w : m, hi = lo + 2 * w < m ? lo + 2 * w : m;
+                size_t i = lo, j = mid, k = lo;
+                while (i < mid && j < hi)
+                    tmp[k++] = callee_before(&o, v[j], v[i]) ? v[j++] : v[i++];
+                while (i < mid) tmp[k++] = v[i++];
+                while (j < hi) tmp[k++] = v[j++];
+            }
+            memcpy(v, tmp, m * sizeof *v);
+        }
+        /* put the groups in that order: fn, count and costs through the scratch arrays */
+        size_t *fns = tmp;
+        for (size_t i = 0; i < m; i++) fns[i] = f->group_fn[v[i]];
+        uint64_t *counts = malloc(m * sizeof *counts);
+        cg_cost *costs = malloc(m * f->width * sizeof *costs);
+        if (!counts || !costs) {
+            free(counts);
+            free(costs);
+            rc = -1;
+            break;
+        }
+        for (size_t i = 0; i < m; i++) {
+            counts[i] = f->group_count[v[i]];
+            memcpy(&costs[i * f->width], &f->group_costs[v[i] * f->width],
+                   f->width * sizeof(cg_cost));
+        }
+        memcpy(&f->group_fn[first], fns, m * sizeof *fns);
+        memcpy(&f->group_count[first], counts, m * sizeof *counts);
+        memcpy(&f->group_costs[first * f->width], costs, m * f->width * sizeof(cg_cost));
+        free(counts);
+        free(costs);
+    }
+    free(keys);
+    free(v);
+    free(tmp);
+    return rc;
+}
+
 cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files, size_t nfiles,
-                                   cg_error *err) {
+                                   const size_t *sort, size_t nsort, cg_error *err) {
     cg_file_lines *f = calloc(1, sizeof *f);
     int rc = f ? 0 : -1;
     if (f) {
@@ -267,6 +422,12 @@ cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files
     }
     if (rc == 0) rc = sum_records(f, files, nfiles);
     if (rc == 0) rc = order_lines(f, files, nfiles);
+    if (rc == 0) {
+        size_t total = 0;
+        for (size_t k = 0; k < f->nfiles; k++) total += f->files[k].n;
+        rc = group_calls(f, total);
+        if (rc == 0) rc = sort_callees(f, total, sort, nsort);
+    }
     if (rc == 0) return f;
     cg_file_lines_free(f);
     if (err) {
@@ -283,11 +444,16 @@ void cg_file_lines_free(cg_file_lines *f) {
         free(f->files[k].line);
         free(f->files[k].costs);
         free(f->files[k].slots);
+        free(f->files[k].coded);
     }
     free(f->files);
     free(f->names);
     free(f->call_first);
     free(f->calls);
+    free(f->group_first);
+    free(f->group_fn);
+    free(f->group_count);
+    free(f->group_costs);
     free(f);
 }
 
@@ -303,6 +469,9 @@ size_t cg_file_lines_count(const cg_file_lines *f, size_t file) {
 uint64_t cg_file_lines_line(const cg_file_lines *f, size_t file, size_t i) {
     return f->files[file].line[i];
 }
+int cg_file_lines_coded(const cg_file_lines *f, size_t file, size_t i) {
+    return f->files[file].coded[i];
+}
 const cg_cost *cg_file_lines_self(const cg_file_lines *f, size_t file, size_t i) {
     return &f->files[file].costs[i * f->width];
 }
@@ -312,4 +481,19 @@ size_t cg_file_lines_call_count(const cg_file_lines *f, size_t file, size_t i) {
 }
 size_t cg_file_lines_call(const cg_file_lines *f, size_t file, size_t i, size_t k) {
     return f->calls[f->call_first[f->files[file].base + i] + k];
+}
+
+size_t cg_file_lines_callee_count(const cg_file_lines *f, size_t file, size_t i) {
+    size_t e = f->files[file].base + i;
+    return f->group_first[e + 1] - f->group_first[e];
+}
+size_t cg_file_lines_callee(const cg_file_lines *f, size_t file, size_t i, size_t k) {
+    return f->group_fn[f->group_first[f->files[file].base + i] + k];
+}
+uint64_t cg_file_lines_callee_calls(const cg_file_lines *f, size_t file, size_t i, size_t k) {
+    return f->group_count[f->group_first[f->files[file].base + i] + k];
+}
+const cg_cost *cg_file_lines_callee_inclusive(const cg_file_lines *f, size_t file, size_t i,
+                                              size_t k) {
+    return &f->group_costs[(f->group_first[f->files[file].base + i] + k) * f->width];
 }

@@ -74,17 +74,26 @@ int cg_listing_write(const cg_rows *r, const cg_listing *o, cg_text_sink sink, v
 typedef struct cg_file_lines cg_file_lines;
 
 /* files: the names as the profile writes them ("" for records without a file); NULL: every
- * file. NULL on failure. */
+ * file. The callees of a line come by their costs in the `sort` events (highest first), then
+ * by "file:name", then by count. NULL on failure. */
 cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files, size_t nfiles,
-                                   cg_error *err);
+                                   const size_t *sort, size_t nsort, cg_error *err);
 void cg_file_lines_free(cg_file_lines *f);
 size_t cg_file_lines_files(const cg_file_lines *f); /* files that have lines */
 const char *cg_file_lines_name(const cg_file_lines *f, size_t file);
 size_t cg_file_lines_count(const cg_file_lines *f, size_t file); /* lines, in line order */
 uint64_t cg_file_lines_line(const cg_file_lines *f, size_t file, size_t i);
 const cg_cost *cg_file_lines_self(const cg_file_lines *f, size_t file, size_t i);
+int cg_file_lines_coded(const cg_file_lines *f, size_t file, size_t i); /* has line records */
 size_t cg_file_lines_call_count(const cg_file_lines *f, size_t file, size_t i);
 size_t cg_file_lines_call(const cg_file_lines *f, size_t file, size_t i, size_t k);
+/* The calls of a line summed per callee (recursive calls left out where the line also enters
+ * the recursion, see file_lines.c): the callee, the count and the inclusive cost. */
+size_t cg_file_lines_callee_count(const cg_file_lines *f, size_t file, size_t i);
+size_t cg_file_lines_callee(const cg_file_lines *f, size_t file, size_t i, size_t k);
+uint64_t cg_file_lines_callee_calls(const cg_file_lines *f, size_t file, size_t i, size_t k);
+const cg_cost *cg_file_lines_callee_inclusive(const cg_file_lines *f, size_t file, size_t i,
+                                              size_t k);
 
 #pragma GCC visibility pop
 

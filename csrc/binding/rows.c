@@ -392,8 +392,11 @@ static int lines_box_gc(lua_State *L) {
     return 0;
 }
 
-/* file_lines(prof, files or nil, events) -> { [file] = { [line] = { self = {ev = cost},
- * calls = {call, ...} or nil } } } for the files named (every file for nil). */
+/* file_lines(prof, files or nil, events) -> { [file] = { [line] = { self = {ev = cost} (lines
+ * with line records only), calls = { {callee = fn, count = n, inclusive = {ev = cost}}, ... } } } }
+ * for the files named (every file for nil); calls summed per callee, recursive calls left out
+ * where the line also enters the recursion, by cost of the events in order (highest first),
+ * then by "file:name", then by count. */
 static int l_file_lines(lua_State *L) {
     profile_box *pbox = check_box(L, 1);
     cg_profile *p = open_profile(L, pbox);
@@ -426,7 +429,7 @@ static int l_file_lines(lua_State *L) {
     lua_setmetatable(L, -2);
     int at = lua_gettop(L);
     cg_error err;
-    *box = cg_file_lines_build(p, files, files ? nfiles : 0, &err);
+    *box = cg_file_lines_build(p, files, files ? nfiles : 0, events, nevents, &err);
     if (!*box) return luaL_error(L, "%s", err.message);
     const cg_file_lines *f = *box;
     lua_newtable(L);
@@ -434,18 +437,24 @@ static int l_file_lines(lua_State *L) {
         size_t nlines = cg_file_lines_count(f, k);
         lua_createtable(L, 0, (int)nlines);
         for (size_t i = 0; i < nlines; i++) {
-            size_t ncalls = cg_file_lines_call_count(f, k, i);
-            lua_createtable(L, 0, ncalls ? 2 : 1);
-            push_costs(L, p, cg_file_lines_self(f, k, i), events, nevents);
-            lua_setfield(L, -2, "self");
-            if (ncalls) {
-                lua_createtable(L, (int)ncalls, 0);
-                for (size_t c = 0; c < ncalls; c++) {
-                    push_handle(L, 1, UP_CALL, pbox, cg_file_lines_call(f, k, i, c));
-                    lua_rawseti(L, -2, (int)c + 1);
-                }
-                lua_setfield(L, -2, "calls");
+            size_t ncallees = cg_file_lines_callee_count(f, k, i);
+            lua_createtable(L, 0, ncallees ? 2 : 1);
+            if (cg_file_lines_coded(f, k, i)) {
+                push_costs(L, p, cg_file_lines_self(f, k, i), events, nevents);
+                lua_setfield(L, -2, "self");
             }
+            lua_createtable(L, (int)ncallees, 0);
+            for (size_t c = 0; c < ncallees; c++) {
+                lua_createtable(L, 0, 3);
+                push_function(L, 1, pbox, cg_file_lines_callee(f, k, i, c));
+                lua_setfield(L, -2, "callee");
+                compat_pushuint64(L, cg_file_lines_callee_calls(f, k, i, c));
+                lua_setfield(L, -2, "count");
+                push_costs(L, p, cg_file_lines_callee_inclusive(f, k, i, c), events, nevents);
+                lua_setfield(L, -2, "inclusive");
+                lua_rawseti(L, -2, (int)c + 1);
+            }
+            lua_setfield(L, -2, "calls");
             compat_pushuint64(L, cg_file_lines_line(f, k, i));
             lua_insert(L, -2);
             lua_settable(L, -3);

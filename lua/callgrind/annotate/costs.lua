@@ -50,51 +50,14 @@ function costs.callee_label(entry)
   return format.location(entry.callee.file or "", entry.callee.name)
 end
 
--- The calls of one source line, one entry per callee:
--- { {callee = fn, count = n, inclusive = {ev = cost}}, ... }, sorted by `order`. Where a line
--- holds both a call into a recursion and the recursive calls made from the same line further
--- down (callgrind's fact -> fact'2 and fact'2 -> fact'2), the recursive ones are left out:
--- their cost is already part of the call that entered the recursion.
-local function line_calls(records, events, order)
-  local plain = false
-  for _, call in ipairs(records) do
-    if not costs.is_recursive(call) then
-      plain = true
-      break
-    end
-  end
-  local by_callee, list = {}, {}
-  for _, call in ipairs(records) do
-    if not (plain and costs.is_recursive(call)) then
-      local callee = call.callee
-      local entry = by_callee[callee]
-      if not entry then
-        entry = { callee = callee, count = 0, inclusive = costs.zeros(events) }
-        by_callee[callee] = entry
-        list[#list + 1] = entry
-      end
-      entry.count = entry.count + call.count
-      local inclusive = entry.inclusive
-      for _, ev in ipairs(events) do inclusive[ev] = inclusive[ev] + call:inclusive(ev) end
-    end
-  end
-  if #list > 1 then table.sort(list, order) end
-  return list
-end
-
 --- The lines of the files named (nil: every file): { [file] = { [line] = entry } }, where an
 --- entry is { self = {ev = cost} or nil, calls = { {callee=, count=, inclusive=}, ... } }:
---- `self` only for lines with line records (lines that only make calls have none).
+--- `self` only for lines with line records (lines that only make calls have none); calls
+--- summed per callee by the core (recursive calls left out where the line also enters the
+--- recursion: their cost is already part of the call that entered it) and sorted as
+--- costs.call_order sorts them (highest cost first, then by label, then by count).
 function costs.gather(prof, files, events)
-  local order = costs.call_order(events, costs.callee_label)
-  local by_file = core.file_lines(prof, files, events)
-  for _, lines in pairs(by_file) do
-    for _, entry in pairs(lines) do
-      local records = entry.calls
-      entry.calls = records and line_calls(records, events, order) or {}
-    end
-  end
-  return by_file
+  return core.file_lines(prof, files, events)
 end
 
 --- The entries of gather() as file_costs() gives them: every line with a `self` table.
