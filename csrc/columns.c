@@ -69,6 +69,27 @@ static size_t format_share(cg_cost v, cg_cost total, char *out) {
         share = __builtin_mul_overflow(v, (cg_cost)100, &scaled) ? (double)v * 100.0 / (double)total
                                                                  : (double)scaled / (double)total;
     }
+    if (share >= 0 && share < 99.995) {
+        /* " (%5.2f%%)" by hand, which printf would round the same way unless the share is
+         * within a millionth of a hundredth's half (left to printf) */
+        double x = share * 100;
+        long long whole = (long long)x;
+        double frac = x - (double)whole;
+        if (frac - 0.5 > 1e-6 || 0.5 - frac > 1e-6) {
+            long long r = whole + (frac > 0.5);
+            int units = (int)(r / 100), cents = (int)(r % 100);
+            out[0] = ' ';
+            out[1] = '(';
+            out[2] = units >= 10 ? (char)('0' + units / 10) : ' ';
+            out[3] = (char)('0' + units % 10);
+            out[4] = '.';
+            out[5] = (char)('0' + cents / 10);
+            out[6] = (char)('0' + cents % 10);
+            out[7] = '%';
+            out[8] = ')';
+            return 9;
+        }
+    }
     int n = (-9.995 < share && share < 99.995) ? snprintf(out, 40, " (%5.2f%%)", share)
                                                : snprintf(out, 40, " (%5.1f%%)", share);
     return n > 0 ? (size_t)n : 0;
