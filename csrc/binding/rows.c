@@ -314,12 +314,9 @@ static int columns_cells(lua_State *L) {
     cg_cost v[CG_MAX_EVENTS];
     int none = lua_isnoneornil(L, 2);
     if (!none) read_values(L, 2, &b->c, v);
-    luaL_Buffer buf;
-    luaL_buffinit(L, &buf);
-    size_t max = cg_columns_max(&b->c);
-    char *out = luaL_prepbuffsize(&buf, max);
-    luaL_addsize(&buf, cg_columns_cells(&b->c, none ? NULL : v, lua_toboolean(L, 3), out));
-    luaL_pushresult(&buf);
+    char *out = compat_newuserdata(L, cg_columns_max(&b->c)); /* scratch the collector frees */
+    size_t len = cg_columns_cells(&b->c, none ? NULL : v, lua_toboolean(L, 3), out);
+    lua_pushlstring(L, out, len);
     return 1;
 }
 
@@ -328,11 +325,8 @@ static int columns_heading(lua_State *L) {
     columns_box *b = check_columns(L);
     const char *names[CG_MAX_EVENTS];
     column_names(b, names);
-    luaL_Buffer buf;
-    luaL_buffinit(L, &buf);
-    char *out = luaL_prepbuffsize(&buf, cg_columns_max(&b->c));
-    luaL_addsize(&buf, cg_columns_heading(&b->c, names, out));
-    luaL_pushresult(&buf);
+    char *out = compat_newuserdata(L, cg_columns_max(&b->c));
+    lua_pushlstring(L, out, cg_columns_heading(&b->c, names, out));
     return 1;
 }
 
