@@ -38,12 +38,24 @@ end
 --- counts as "." (annotated source); overflow: the columns are not widened for it, a wider
 --- count pushes the rest of its line (callgrind_annotate's call lines).
 function Block:add(costs, text, zero_dot, overflow)
+  local lines = self.lines
+  if self.dots then -- fixed: laid out now
+    local cells = costs and self.columns:cells(values_of(self.events, costs), zero_dot) or self.dots
+    lines[#lines + 1] = cells .. " " .. text
+    return
+  end
   local values
   if costs then
     values = values_of(self.events, costs)
     if not overflow then self.columns:fit(values) end
   end
-  self.lines[#self.lines + 1] = { values = values, text = text, zero_dot = zero_dot }
+  lines[#lines + 1] = { values = values, text = text, zero_dot = zero_dot }
+end
+
+--- Says that the columns are final (every row was fitted, lines to come overflow): the lines
+--- added from now on are laid out at once.
+function Block:fix()
+  self.dots = self.columns:cells(nil)
 end
 
 --- A line of its own, outside the columns.

@@ -65,13 +65,20 @@ function files.find(file, include, reader)
   return nil
 end
 
---- The lines of a text, without their line ends.
+--- The lines of a text, without their line ends ("\n", and "\r\n").
 function files.split_lines(text)
-  local lines = {}
-  for line in text:gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
-  local last = text:match("([^\n]+)$")
-  if last then lines[#lines + 1] = last end
-  for i, line in ipairs(lines) do lines[i] = line:gsub("\r$", "") end
+  local lines, n, pos = {}, 0, 1
+  while true do
+    local stop = text:find("\n", pos, true)
+    if not stop then break end
+    n = n + 1
+    lines[n] = text:sub(pos, stop - 1)
+    pos = stop + 1
+  end
+  if pos <= #text then lines[n + 1] = text:sub(pos) end
+  if text:find("\r", 1, true) then
+    for i, line in ipairs(lines) do lines[i] = line:gsub("\r$", "") end
+  end
   return lines
 end
 

@@ -131,6 +131,7 @@ function render.file(name, text, lines, settings, annotated)
   for _, entry in pairs(lines) do
     if entry.self then block:fit(entry.self) end
   end
+  block:fix() -- callgrind_annotate sizes the columns by the line costs alone
   local numbers = costed_lines(lines)
   local beyond = add_ranges(block, text, lines, numbers, settings, annotated)
   if #beyond > 0 then
