@@ -426,7 +426,7 @@ cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files
         size_t total = 0;
         for (size_t k = 0; k < f->nfiles; k++) total += f->files[k].n;
         rc = group_calls(f, total);
-        if (rc == 0) rc = sort_callees(f, total, sort, nsort);
+        if (rc == 0 && sort) rc = sort_callees(f, total, sort, nsort);
     }
     if (rc == 0) return f;
     cg_file_lines_free(f);

@@ -75,7 +75,8 @@ typedef struct cg_file_lines cg_file_lines;
 
 /* files: the names as the profile writes them ("" for records without a file); NULL: every
  * file. The callees of a line come by their costs in the `sort` events (highest first), then
- * by "file:name", then by count. NULL on failure. */
+ * by "file:name", then by count (sort NULL: in the order of their first call). NULL on
+ * failure. */
 cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files, size_t nfiles,
                                    const size_t *sort, size_t nsort, cg_error *err);
 void cg_file_lines_free(cg_file_lines *f);

@@ -462,6 +462,74 @@ static int l_file_lines(lua_State *L) {
     return 1;
 }
 
-const luaL_Reg rows_functions[] = {
-    {"rows", l_rows},       {"row_files", l_row_files},   {"listing", l_listing},
-    {"columns", l_columns}, {"file_lines", l_file_lines}, {NULL, NULL}};
+/* line_totals(prof, ev) -> self, calls: { [file] = { [line] = self cost } } for the lines
+ * with line records, and { [file] = { [line] = inclusive cost of its calls } } for the lines
+ * that make calls (recursive calls counted only where the line makes no other call). */
+static int l_line_totals(lua_State *L) {
+    cg_profile *p = check_profile(L, 1);
+    size_t ev = check_event(L, p, 2);
+    cg_file_lines **box = compat_newuserdata(L, sizeof *box);
+    *box = NULL;
+    if (luaL_newmetatable(L, LINES_BOX)) {
+        lua_pushcfunction(L, lines_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    int at = lua_gettop(L);
+    cg_error err;
+    *box = cg_file_lines_build(p, NULL, 0, NULL, 0, &err);
+    if (!*box) return luaL_error(L, "%s", err.message);
+    const cg_file_lines *f = *box;
+    lua_newtable(L); /* self */
+    lua_newtable(L); /* calls */
+    for (size_t k = 0, n = cg_file_lines_files(f); k < n; k++) {
+        size_t nlines = cg_file_lines_count(f, k);
+        lua_newtable(L);
+        lua_newtable(L);
+        int self = lua_gettop(L) - 1, calls = self + 1, ncalled = 0, ncoded = 0;
+        for (size_t i = 0; i < nlines; i++) {
+            uint64_t line = cg_file_lines_line(f, k, i);
+            if (cg_file_lines_coded(f, k, i)) {
+                compat_pushuint64(L, line);
+                push_cost(L, p, cg_file_lines_self(f, k, i), ev);
+                lua_settable(L, self);
+                ncoded++;
+            }
+            size_t ncallees = cg_file_lines_callee_count(f, k, i);
+            if (!ncallees) continue;
+            cg_cost sum = 0, v;
+            for (size_t c = 0; c < ncallees; c++) {
+                if (cg_cost_of(p, cg_file_lines_callee_inclusive(f, k, i, c), ev, &v) ||
+                    __builtin_add_overflow(sum, v, &sum))
+                    return luaL_error(L, "the cost of event '%s' does not fit in 64 bits",
+                                      cg_event_name(p, ev));
+            }
+            compat_pushuint64(L, line);
+            compat_pushint64(L, sum);
+            lua_settable(L, calls);
+            ncalled++;
+        }
+        const char *name = cg_file_lines_name(f, k);
+        if (ncalled) {
+            lua_setfield(L, at + 2, name);
+        } else {
+            lua_pop(L, 1);
+        }
+        if (ncoded) {
+            lua_setfield(L, at + 1, name);
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    cg_file_lines_free(*box);
+    *box = NULL;
+    return 2;
+}
+
+const luaL_Reg rows_functions[] = {{"rows", l_rows},
+                                   {"row_files", l_row_files},
+                                   {"listing", l_listing},
+                                   {"columns", l_columns},
+                                   {"file_lines", l_file_lines},
+                                   {"line_totals", l_line_totals},
+                                   {NULL, NULL}};

@@ -9,6 +9,7 @@
 -- there, inlined code under its header's name), calls give the inclusive cost of each call
 -- site; both are summed by the core (core.file_lines). The jobs live in annotate/: costs.lua
 -- (the costs of lines), files.lua (which files, and their text), render.lua (the layout).
+local core = require "callgrind.core"
 local format = require "callgrind.format"
 local costs = require "callgrind.annotate.costs"
 local files = require "callgrind.annotate.files"
@@ -46,9 +47,10 @@ end
 --- The per-line sums of one event for every file, in the shape an editor draws them:
 --- self = { [file] = { [line] = self cost } } (prof:line_costs), and
 --- calls = { [file] = { [line] = inclusive cost } } for the lines that make calls: the sum of
---- what file_costs lists for them, worked out without a table per line or per call.
+--- what file_costs lists for them, summed by the core (core.line_totals) without a table per
+--- call or per callee.
 function annotate.line_totals(prof, event)
-  return costs.line_totals(prof, event)
+  return core.line_totals(prof, prof:event_info(event).index)
 end
 
 local function list_option(value)

@@ -68,36 +68,4 @@ function costs.with_self(lines, events)
   return lines
 end
 
---- The per-line sums of one event for every file, in the shape an editor draws them (see
---- annotate.line_totals).
-function costs.line_totals(prof, event)
-  local index = prof:event_info(event).index
-  -- file_costs' rule (line_calls): a line's recursive calls count only when it makes no
-  -- other call
-  local plain, recursive = {}, {}
-  for fn in prof:functions() do
-    for call in fn:callees() do
-      local sums = costs.is_recursive(call) and recursive or plain
-      local file, line = call.file or "", call.line or 0
-      local lines = sums[file]
-      if not lines then
-        lines = {}
-        sums[file] = lines
-      end
-      lines[line] = (lines[line] or 0) + call:inclusive(index)
-    end
-  end
-  for file, lines in pairs(recursive) do
-    local into = plain[file]
-    if not into then
-      into = {}
-      plain[file] = into
-    end
-    for line, cost in pairs(lines) do
-      if into[line] == nil then into[line] = cost end
-    end
-  end
-  return prof:line_costs(index), plain
-end
-
 return costs
