@@ -237,8 +237,8 @@ static int text_sink(void *userdata, const char *data, size_t len) {
 }
 
 /* listing(prof, {show=, sort=, thresholds=, all=, inclusive=, limit=, merged=, percentages=,
- * tree = "none"|"caller"|"calling"|"both"}) -> callgrind_annotate's function listing: the
- * heading and the rows shown, with callers and callees for a tree. */
+ * tree = "none"|"caller"|"calling"|"both", prefix=}) -> callgrind_annotate's function listing:
+ * the heading and the rows shown, with callers and callees for a tree, after `prefix`. */
 static int l_listing(lua_State *L) {
     cg_profile *p = check_profile(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -260,6 +260,10 @@ static int l_listing(lua_State *L) {
     cg_listing o = {show, nshow, sort, q.nsort, q.inclusive, percentages, bits};
     cg_rows *r = selected_rows(L, p, &q);
     text_buf *t = new_text(L);
+    lua_getfield(L, 2, "prefix"); /* text put first, so that the listing is not copied again */
+    size_t nprefix = 0;
+    const char *prefix = lua_tolstring(L, -1, &nprefix);
+    if (prefix && text_sink(t, prefix, nprefix)) return luaL_error(L, "out of memory");
     cg_error err;
     if (cg_listing_write(r, &o, text_sink, t, &err))
         return luaL_error(L, "%s", err.code == CG_ERR_ABORTED ? "out of memory" : err.message);

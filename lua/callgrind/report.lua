@@ -155,7 +155,8 @@ local function listing(prof, o, tree)
   totals_block(prof, o, lines)
   local query = rows.query(o.sort, o)
   query.show, query.percentages, query.tree = o.show, o.percentages, tree
-  return table.concat(lines, "\n") .. "\n" .. core.listing(prof, query)
+  query.prefix = table.concat(lines, "\n") .. "\n"
+  return core.listing(prof, query)
 end
 
 --- callgrind_annotate's listing: program totals, then one row per function.
