@@ -50,6 +50,9 @@ enum { CG_ROWS_SPLIT = 0, CG_ROWS_MERGED = 1, CG_ROWS_KEYS = 2 };
 /* CG_ROWS_KEYS: split rows of the same file and name in several objects as one, as
  * callgrind_annotate keys them (whose object is then ""). */
 int cg_rows_merged(const cg_rows *r); /* one row per function */
+/* The rows of a split build (merged = 0) summed per (file, name), as CG_ROWS_KEYS builds them,
+ * without going over the records again. */
+cg_rows *cg_rows_by_key(const cg_rows *split, cg_error *err);
 const cg_profile *cg_rows_profile(const cg_rows *r);
 
 enum { CG_TREE_CALLERS = 1, CG_TREE_CALLEES = 2 };

@@ -306,6 +306,38 @@ cg_rows *cg_rows_build(const cg_profile *p, int merged, cg_error *err) {
     return NULL;
 }
 
+cg_rows *cg_rows_by_key(const cg_rows *split, cg_error *err) {
+    cg_rows *r = calloc(1, sizeof *r);
+    int rc = r ? 0 : -1;
+    if (r) {
+        r->p = split->p;
+        r->width = split->width;
+        r->merged = CG_ROWS_KEYS;
+    }
+    size_t w = split->width;
+    for (size_t i = 0; rc == 0 && i < split->n; i++) {
+        const row *x = &split->rows[i];
+        uint32_t k = find_row(r, x->file, x->name, "");
+        if (k == UINT32_MAX) {
+            rc = -1;
+            break;
+        }
+        row *y = &r->rows[k];
+        y->primary |= x->primary;
+        int bad = __builtin_add_overflow(y->called, x->called, &y->called);
+        bad |= add_costs(&r->self[k * w], &split->self[i * w], w);
+        bad |= add_costs(&r->incl[k * w], &split->incl[i * w], w);
+        if (bad) rc = -2;
+        for (uint32_t e = x->first_fn; rc == 0 && e != UINT32_MAX; e = split->fn_next[e])
+            if (add_function(r, k, split->fn_of[e])) rc = -1;
+    }
+    if (rc == 0) return r;
+    cg_rows_free(r);
+    fail(err, rc == -2 ? CG_ERR_OVERFLOW : CG_ERR_NOMEM,
+         rc == -2 ? "a row's cost does not fit in 64 bits" : "out of memory");
+    return NULL;
+}
+
 void cg_rows_free(cg_rows *r) {
     if (!r) return;
     for (size_t i = 0; i < r->n; i++) free(r->rows[i].key);

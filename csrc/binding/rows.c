@@ -122,23 +122,67 @@ static void read_query(lua_State *L, const cg_profile *p, cg_rows_query *q, size
                          limit >= 0 ? (size_t)limit : SIZE_MAX};
 }
 
-/* The rows of the query at index 2, built and selected, in a box on the stack. */
-static cg_rows *selected_rows(lua_State *L, cg_profile *p, cg_rows_query *q) {
+#define ROWS_CACHE "callgrind.rows_cache"
+
+/* The built rows of a profile (the userdata at index 1) in one mode, kept in a table of the
+ * registry with weak keys, so that the reports on one profile sum its records once: pushes the
+ * rows' box and returns the rows. The rows point into the model: they are only used while the
+ * profile is open, which every caller has checked. */
+static cg_rows *built_rows(lua_State *L, cg_profile *p, int mode) {
+    lua_getfield(L, LUA_REGISTRYINDEX, ROWS_CACHE);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_newtable(L);
+        lua_pushstring(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, ROWS_CACHE);
+    }
+    lua_pushvalue(L, 1);
+    lua_rawget(L, -2);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, -4);
+    }
+    lua_remove(L, -2); /* the profile's modes */
+    lua_rawgeti(L, -1, mode + 1);
+    if (!lua_isnil(L, -1)) {
+        lua_remove(L, -2);
+        return *(cg_rows **)lua_touserdata(L, -1);
+    }
+    lua_pop(L, 1);
     cg_rows **box = new_rows_box(L);
     cg_error err;
-    lua_getfield(L, 2, "merged");
-    int merged = lua_toboolean(L, -1) ? CG_ROWS_MERGED : CG_ROWS_SPLIT;
-    lua_pop(L, 1);
-    if (read_flag(L, "by_key")) merged = CG_ROWS_KEYS;
-    *box = cg_rows_build(p, merged, &err);
-    if (!*box || cg_rows_select(*box, q, &err)) luaL_error(L, "%s", err.message);
+    if (mode == CG_ROWS_KEYS) {
+        cg_rows *split = built_rows(L, p, CG_ROWS_SPLIT);
+        lua_pop(L, 1);
+        *box = cg_rows_by_key(split, &err);
+    } else {
+        *box = cg_rows_build(p, mode, &err);
+    }
+    if (!*box) luaL_error(L, "%s", err.message);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -3, mode + 1);
+    lua_remove(L, -2);
     return *box;
 }
 
-static void free_rows(lua_State *L, int box_index) {
-    cg_rows **box = luaL_checkudata(L, box_index, ROWS_BOX);
-    cg_rows_free(*box);
-    *box = NULL;
+/* The rows of the query at index 2, built (or taken from the cache) and selected; their box
+ * is pushed. */
+static cg_rows *selected_rows(lua_State *L, cg_profile *p, cg_rows_query *q) {
+    lua_getfield(L, 2, "merged");
+    int mode = lua_toboolean(L, -1) ? CG_ROWS_MERGED : CG_ROWS_SPLIT;
+    lua_pop(L, 1);
+    if (read_flag(L, "by_key") && mode == CG_ROWS_SPLIT) mode = CG_ROWS_KEYS;
+    cg_rows *r = built_rows(L, p, mode);
+    cg_error err;
+    if (cg_rows_select(r, q, &err)) luaL_error(L, "%s", err.message);
+    return r;
 }
 
 /* rows(prof, {events=, sort=, thresholds=, all=, inclusive=, limit=, merged=}) -> the rows a
@@ -155,14 +199,12 @@ static int l_rows(lua_State *L) {
     read_query(L, p, &q, sort, thresholds);
     int merged = read_flag(L, "merged");
     cg_rows *r = selected_rows(L, p, &q);
-    int box = lua_gettop(L);
     size_t shown = cg_rows_shown(r);
     lua_createtable(L, (int)shown, 0);
     for (size_t k = 0; k < shown; k++) {
         push_row(L, pbox, r, cg_rows_shown_row(r, k), events, nevents, merged);
         lua_rawseti(L, -2, (int)k + 1);
     }
-    free_rows(L, box);
     return 1;
 }
 
@@ -175,7 +217,6 @@ static int l_row_files(lua_State *L) {
     cg_rows_query q;
     read_query(L, p, &q, sort, thresholds);
     cg_rows *r = selected_rows(L, p, &q);
-    int box = lua_gettop(L);
     lua_newtable(L); /* seen */
     lua_newtable(L); /* list */
     int n = 0;
@@ -190,7 +231,6 @@ static int l_row_files(lua_State *L) {
         lua_pushstring(L, file);
         lua_rawseti(L, -2, ++n);
     }
-    free_rows(L, box);
     return 1;
 }
 
