@@ -141,13 +141,15 @@ static uint32_t entry_of(fl_file *x, size_t width, uint64_t line) {
     return i;
 }
 
-static int sum_records(cg_file_lines *f, const char *const *wanted, size_t nwanted) {
+static int sum_records(cg_file_lines *f, const char *const *wanted, size_t nwanted,
+                       const unsigned char *only) {
     const cg_profile *p = f->p;
     int has_lines = (cg_positions(p) & CG_POS_LINE) != 0;
     cg_line_cursor *cursor = malloc(sizeof *cursor);
     if (!cursor) return -1;
     int rc = 0;
     for (size_t fn = 0, nfn = cg_function_count(p); rc == 0 && fn < nfn; fn++) {
+        if (only && !only[fn]) continue;
         const char *last = NULL;
         uint32_t file = NOT_WANTED;
         cg_line rec;
@@ -412,7 +414,8 @@ static int sort_callees(cg_file_lines *f, size_t total, const size_t *sort, size
 }
 
 cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files, size_t nfiles,
-                                   const size_t *sort, size_t nsort, cg_error *err) {
+                                   const unsigned char *only, const size_t *sort, size_t nsort,
+                                   cg_error *err) {
     cg_file_lines *f = calloc(1, sizeof *f);
     int rc = f ? 0 : -1;
     if (f) {
@@ -420,7 +423,7 @@ cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files
         f->width = cg_raw_event_count(p);
         rc = grow_names(f);
     }
-    if (rc == 0) rc = sum_records(f, files, nfiles);
+    if (rc == 0) rc = sum_records(f, files, nfiles, only);
     if (rc == 0) rc = order_lines(f, files, nfiles);
     if (rc == 0) {
         size_t total = 0;

@@ -78,10 +78,13 @@ typedef struct cg_file_lines cg_file_lines;
 
 /* files: the names as the profile writes them ("" for records without a file); NULL: every
  * file. The callees of a line come by their costs in the `sort` events (highest first), then
- * by "file:name", then by count (sort NULL: in the order of their first call). NULL on
+ * by "file:name", then by count (sort NULL: in the order of their first call). `only` (one
+ * flag per function, or NULL) limits the line records read to those functions': the caller
+ * knows which functions have code in the files (the rows of a listing say it). NULL on
  * failure. */
 cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files, size_t nfiles,
-                                   const size_t *sort, size_t nsort, cg_error *err);
+                                   const unsigned char *only, const size_t *sort, size_t nsort,
+                                   cg_error *err);
 void cg_file_lines_free(cg_file_lines *f);
 size_t cg_file_lines_files(const cg_file_lines *f); /* files that have lines */
 const char *cg_file_lines_name(const cg_file_lines *f, size_t file);

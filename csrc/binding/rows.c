@@ -343,11 +343,30 @@ static void column_names(const columns_box *b, const char **names) {
     }
 }
 
-/* cols:fit(values): widens the columns for a row. */
+/* A row of values at `idx`: a list in column order, or a table keyed by the column names. */
+static void read_row(lua_State *L, int idx, const columns_box *b, cg_cost *out) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_rawgeti(L, idx, 1);
+    int listed = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (listed) {
+        read_values(L, idx, &b->c, out);
+        return;
+    }
+    const char *at = b->names;
+    for (size_t i = 0; i < b->c.n; i++) {
+        lua_getfield(L, idx, at);
+        out[i] = lua_isnumber(L, -1) ? compat_toint64(L, -1) : 0;
+        lua_pop(L, 1);
+        at += strlen(at) + 1;
+    }
+}
+
+/* cols:fit(values): widens the columns for a row (a list, or a table keyed by the names). */
 static int columns_fit(lua_State *L) {
     columns_box *b = check_columns(L);
     cg_cost v[CG_MAX_EVENTS];
-    read_values(L, 2, &b->c, v);
+    read_row(L, 2, b, v);
     cg_columns_fit(&b->c, v);
     return 0;
 }
@@ -357,7 +376,7 @@ static int columns_cells(lua_State *L) {
     columns_box *b = check_columns(L);
     cg_cost v[CG_MAX_EVENTS];
     int none = lua_isnoneornil(L, 2);
-    if (!none) read_values(L, 2, &b->c, v);
+    if (!none) read_row(L, 2, b, v);
     char *out = compat_newuserdata(L, cg_columns_max(&b->c)); /* scratch the collector frees */
     size_t len = cg_columns_cells(&b->c, none ? NULL : v, lua_toboolean(L, 3), out);
     lua_pushlstring(L, out, len);
@@ -430,6 +449,41 @@ static int lines_box_gc(lua_State *L) {
     return 0;
 }
 
+/* The functions with line records in one of `files`, as the split rows of a listing already
+ * built on this profile say (a userdata on the stack, a flag per function); NULL when no
+ * listing was built: every function's records are read then. */
+static unsigned char *functions_in(lua_State *L, const cg_profile *p, const char *const *files,
+                                   size_t nfiles) {
+    lua_getfield(L, LUA_REGISTRYINDEX, ROWS_CACHE);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    lua_pushvalue(L, 1);
+    lua_rawget(L, -2);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 2);
+        return NULL;
+    }
+    lua_rawgeti(L, -1, CG_ROWS_SPLIT + 1);
+    cg_rows **box = lua_isnil(L, -1) ? NULL : lua_touserdata(L, -1);
+    const cg_rows *r = box ? *box : NULL;
+    lua_pop(L, 3);
+    if (!r) return NULL;
+    size_t nfn = cg_function_count(p);
+    unsigned char *only = compat_newuserdata(L, nfn + 1);
+    memset(only, 0, nfn + 1);
+    for (size_t i = 0, n = cg_rows_count(r); i < n; i++) {
+        const char *file = cg_row_file(r, i);
+        int wanted = 0;
+        for (size_t k = 0; k < nfiles && !wanted; k++) wanted = strcmp(files[k], file) == 0;
+        if (!wanted) continue;
+        for (size_t k = 0, m = cg_row_function_count(r, i); k < m; k++)
+            only[cg_row_function(r, i, k)] = 1;
+    }
+    return only;
+}
+
 /* file_lines(prof, files or nil, events) -> { [file] = { [line] = { self = {ev = cost} (lines
  * with line records only), calls = { {callee = fn, count = n, inclusive = {ev = cost}}, ... } } } }
  * for the files named (every file for nil); calls summed per callee, recursive calls left out
@@ -467,7 +521,8 @@ static int l_file_lines(lua_State *L) {
     lua_setmetatable(L, -2);
     int at = lua_gettop(L);
     cg_error err;
-    *box = cg_file_lines_build(p, files, files ? nfiles : 0, events, nevents, &err);
+    unsigned char *only = files ? functions_in(L, p, files, nfiles) : NULL;
+    *box = cg_file_lines_build(p, files, files ? nfiles : 0, only, events, nevents, &err);
     if (!*box) return luaL_error(L, "%s", err.message);
     const cg_file_lines *f = *box;
     lua_newtable(L);
@@ -521,7 +576,7 @@ static int l_line_totals(lua_State *L) {
     lua_setmetatable(L, -2);
     int at = lua_gettop(L);
     cg_error err;
-    *box = cg_file_lines_build(p, NULL, 0, NULL, 0, &err);
+    *box = cg_file_lines_build(p, NULL, 0, NULL, NULL, 0, &err);
     if (!*box) return luaL_error(L, "%s", err.message);
     const cg_file_lines *f = *box;
     lua_newtable(L); /* self */

@@ -31,7 +31,7 @@ end
 
 --- Widens the columns for a row of costs ({ev = n}) that is not printed.
 function Block:fit(costs)
-  self.columns:fit(values_of(self.events, costs))
+  self.columns:fit(costs)
 end
 
 --- A line of costs ({ev = n}; nil: "." in every column) followed by `text`; zero_dot: zero
@@ -39,8 +39,8 @@ end
 --- count pushes the rest of its line (callgrind_annotate's call lines).
 function Block:add(costs, text, zero_dot, overflow)
   local lines = self.lines
-  if self.dots then -- fixed: laid out now
-    local cells = costs and self.columns:cells(values_of(self.events, costs), zero_dot) or self.dots
+  if self.dots then -- fixed: laid out now (the core reads the costs by event name)
+    local cells = costs and self.columns:cells(costs, zero_dot) or self.dots
     lines[#lines + 1] = cells .. " " .. text
     return
   end
