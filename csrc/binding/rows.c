@@ -377,8 +377,10 @@ static int columns_cells(lua_State *L) {
     cg_cost v[CG_MAX_EVENTS];
     int none = lua_isnoneornil(L, 2);
     if (!none) read_row(L, 2, b, v);
+    int zero_dot = lua_toboolean(L, 3);
+    lua_settop(L, 3);
     char *out = compat_newuserdata(L, cg_columns_max(&b->c)); /* scratch the collector frees */
-    size_t len = cg_columns_cells(&b->c, none ? NULL : v, lua_toboolean(L, 3), out);
+    size_t len = cg_columns_cells(&b->c, none ? NULL : v, zero_dot, out);
     lua_pushlstring(L, out, len);
     return 1;
 }
