@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "callgrind.h"
+#include "report.h"
 
 typedef struct row {
     const char *file, *name, *object; /* owned by the profile */
@@ -35,6 +36,7 @@ struct cg_rows {
     size_t mask;
     uint32_t *order; /* the rows to show, in order (cg_rows_select) */
     size_t nshown;
+    int merged;
 };
 
 /* One file of one function while it is summed. */
@@ -231,7 +233,8 @@ static int add_parts(cg_rows *r, summer *s, size_t fn) {
     const cg_profile *p = r->p;
     size_t w = r->width;
     const char *own = cg_function_file(p, fn), *name = cg_function_name(p, fn);
-    const char *object = cg_function_object(p, fn);
+    /* callgrind_annotate's keys name no object: one row for every object */
+    const char *object = r->merged == CG_ROWS_KEYS ? "" : cg_function_object(p, fn);
     int called = is_called(p, fn);
     for (size_t k = 0; k < s->n; k++) {
         const part *x = &s->parts[k];
@@ -283,9 +286,10 @@ cg_rows *cg_rows_build(const cg_profile *p, int merged, cg_error *err) {
     if (r) {
         r->p = p;
         r->width = cg_raw_event_count(p);
+        r->merged = merged;
     }
     for (size_t fn = 0; rc == 0 && fn < cg_function_count(p); fn++) {
-        if (merged) {
+        if (merged == CG_ROWS_MERGED) {
             rc = add_merged(r, fn);
         } else {
             rc = sum_function(r, &s, fn, cursor);
@@ -295,6 +299,38 @@ cg_rows *cg_rows_build(const cg_profile *p, int merged, cg_error *err) {
     free(s.parts);
     free(s.pool);
     free(cursor);
+    if (rc == 0) return r;
+    cg_rows_free(r);
+    fail(err, rc == -2 ? CG_ERR_OVERFLOW : CG_ERR_NOMEM,
+         rc == -2 ? "a row's cost does not fit in 64 bits" : "out of memory");
+    return NULL;
+}
+
+cg_rows *cg_rows_by_key(const cg_rows *split, cg_error *err) {
+    cg_rows *r = calloc(1, sizeof *r);
+    int rc = r ? 0 : -1;
+    if (r) {
+        r->p = split->p;
+        r->width = split->width;
+        r->merged = CG_ROWS_KEYS;
+    }
+    size_t w = split->width;
+    for (size_t i = 0; rc == 0 && i < split->n; i++) {
+        const row *x = &split->rows[i];
+        uint32_t k = find_row(r, x->file, x->name, "");
+        if (k == UINT32_MAX) {
+            rc = -1;
+            break;
+        }
+        row *y = &r->rows[k];
+        y->primary |= x->primary;
+        int bad = __builtin_add_overflow(y->called, x->called, &y->called);
+        bad |= add_costs(&r->self[k * w], &split->self[i * w], w);
+        bad |= add_costs(&r->incl[k * w], &split->incl[i * w], w);
+        if (bad) rc = -2;
+        for (uint32_t e = x->first_fn; rc == 0 && e != UINT32_MAX; e = split->fn_next[e])
+            if (add_function(r, k, split->fn_of[e])) rc = -1;
+    }
     if (rc == 0) return r;
     cg_rows_free(r);
     fail(err, rc == -2 ? CG_ERR_OVERFLOW : CG_ERR_NOMEM,
@@ -316,6 +352,12 @@ void cg_rows_free(cg_rows *r) {
     free(r);
 }
 
+int cg_rows_merged(const cg_rows *r) {
+    return r->merged == CG_ROWS_MERGED;
+}
+const cg_profile *cg_rows_profile(const cg_rows *r) {
+    return r->p;
+}
 size_t cg_rows_count(const cg_rows *r) {
     return r->n;
 }

@@ -26,19 +26,12 @@ local DOCUMENTED = {
 }
 
 -- Where the report helpers (callgrind.report, callgrind.rows, callgrind.annotate) print
--- otherwise than callgrind_annotate. Each is allowed, and pending, until they match.
+-- otherwise than callgrind_annotate: each is allowed, and pending, until they match. They lay
+-- out the text as callgrind_annotate does (column widths, the header's lines, the context
+-- markers of annotated source); what is left comes from the loader.
 local REPORT_DIFFERENCES = {
-  layout = "column widths: callgrind_annotate makes each column as wide as the widest function "
-    .. "total (call lines and annotated calls may overflow it, percentages always take 9 "
-    .. "characters) and pads lines with blanks (event headings, empty descriptions); the report "
-    .. "helpers fit the columns to the lines shown and strip trailing blanks",
-  thresholds_line = "the header's 'Thresholds:' line: callgrind_annotate gives one threshold per "
-    .. "sort event ('99 0 0'), the report helpers one",
-  target_thread = "the header's 'Profiled target:' line: callgrind_annotate adds ', thread N' "
-    .. "when the file has a thread: line",
-  context_markers = "annotated source: callgrind_annotate ends a range and starts the next with "
-    .. "two '-- line N' separators when they touch, and ends a range on the file's last line with "
-    .. "one; the report helpers join touching ranges and write none at the end of the file",
+  header_blanks = "the header's 'desc:' lines: callgrind_annotate keeps the blanks that end them in "
+    .. "the file ('desc: I1 cache: '), the loader keeps header values without them",
 }
 
 -- The profiles compared: recursion, thirteen events (summary: above the costs), several parts

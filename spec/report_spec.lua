@@ -64,6 +64,36 @@ describe("format", function()
   end)
 end)
 
+describe("callgrind.layout", function()
+  local layout = require "callgrind.layout"
+  local core = require "callgrind.core"
+
+  it("lays out callgrind_annotate's columns: widths from the names and counts, shares after them", function()
+    -- 700 of 820: 3 digits and 9 for " (85.37%)": a column of 12, then a blank
+    local block = layout.block({ "Ir" }, { Ir = 820 })
+    block:add({ Ir = 700 }, "a")
+    block:add({ Ir = 20 }, "b")
+    assert.equal(table.concat({ string.rep("-", 80), "Ir" .. string.rep(" ", 12) .. "x", string.rep("-", 80),
+      "700 (85.37%)  a", " 20 ( 2.44%)  b" }, "\n"), block:render("x"))
+  end)
+
+  it("rounds shares as printf does, ties to even, and writes zeros and negative counts", function()
+    local cols = core.columns({ "Ir" }, { 800 }, true)
+    assert.equal("1 ( 0.12%) ", cols:cells({ 1 })) -- 0.125 exactly: printf keeps the even digit
+    assert.equal("100 (12.50%) ", cols:cells({ 100 }))
+    assert.equal("800 (100.0%) ", cols:cells({ 800 }))
+    -- no count, or no share: 9 blanks where the share goes
+    assert.equal("." .. string.rep(" ", 10), cols:cells({ 0 }, true))
+    assert.equal("0" .. string.rep(" ", 10), cols:cells({ 0 }))
+    assert.equal("." .. string.rep(" ", 10), cols:cells(nil))
+    local plain = core.columns({ "Ir" }, { 10 }, false)
+    assert.equal("-1,234,567 ", plain:cells({ -1234567 }))
+    plain:fit({ 123456789 })
+    -- 123,456,789 makes the column 11 wide; a row may also be keyed by event name
+    assert.equal(string.rep(" ", 6) .. "1,000 ", plain:cells({ Ir = 1000 }))
+  end)
+end)
+
 describe("prof:top", function()
   it("sorts by self cost by default, by inclusive cost on request", function()
     assert.same({ "func2", "func1", "main" }, names(extended:top()))

@@ -1,9 +1,13 @@
-/* rows.c - core.rows: callgrind_annotate's rows of a listing, summed, sorted and cut in C
- * (cg_rows), handed to Lua as tables for the rows shown only. */
+/* rows.c - what the text reports take from the core: core.rows (callgrind_annotate's rows of a
+ * listing, summed, sorted and cut in C, handed to Lua as tables for the rows shown only),
+ * core.listing (the listing's text), core.row_files, core.columns (callgrind_annotate's cost
+ * columns) and core.file_lines (the costs of source lines). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "binding.h"
+#include "report.h"
 
 #define ROWS_BOX "callgrind.rows"
 
@@ -93,16 +97,9 @@ static void push_row(lua_State *L, profile_box *box, const cg_rows *r, size_t i,
     }
 }
 
-/* rows(prof, {events=, sort=, thresholds=, all=, inclusive=, limit=, merged=}) -> the rows a
- * listing shows, in order: { {key=, file=, name=, object=, functions={fn, ...}, self={ev=n},
- * inclusive={ev=n}, called=, primary=}, ... } with the costs of `events`. */
-static int l_rows(lua_State *L) {
-    profile_box *pbox = check_box(L, 1);
-    cg_profile *p = open_profile(L, pbox);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    size_t events[CG_MAX_EVENTS], sort[CG_MAX_EVENTS];
-    double thresholds[CG_MAX_EVENTS];
-    size_t nevents = read_events(L, p, "events", events);
+/* The query of the options table at index 2: sort, thresholds, all, inclusive, limit. */
+static void read_query(lua_State *L, const cg_profile *p, cg_rows_query *q, size_t *sort,
+                       double *thresholds) {
     size_t nsort = read_events(L, p, "sort", sort);
     lua_getfield(L, 2, "thresholds");
     int given = lua_istable(L, -1);
@@ -117,26 +114,523 @@ static int l_rows(lua_State *L) {
     lua_getfield(L, 2, "limit");
     lua_Number limit = luaL_optnumber(L, -1, -1);
     lua_pop(L, 1);
-    int merged = read_flag(L, "merged");
-    cg_rows_query q = {sort,
-                       nsort,
-                       thresholds,
-                       read_flag(L, "all"),
-                       read_flag(L, "inclusive"),
-                       limit >= 0 ? (size_t)limit : SIZE_MAX};
+    *q = (cg_rows_query){sort,
+                         nsort,
+                         thresholds,
+                         read_flag(L, "all"),
+                         read_flag(L, "inclusive"),
+                         limit >= 0 ? (size_t)limit : SIZE_MAX};
+}
+
+#define ROWS_CACHE "callgrind.rows_cache"
+
+/* The built rows of a profile (the userdata at index 1) in one mode, kept in a table of the
+ * registry with weak keys, so that the reports on one profile sum its records once: pushes the
+ * rows' box and returns the rows. The rows point into the model: they are only used while the
+ * profile is open, which every caller has checked. */
+static cg_rows *built_rows(lua_State *L, cg_profile *p, int mode) {
+    lua_getfield(L, LUA_REGISTRYINDEX, ROWS_CACHE);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_newtable(L);
+        lua_pushstring(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, ROWS_CACHE);
+    }
+    lua_pushvalue(L, 1);
+    lua_rawget(L, -2);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, -4);
+    }
+    lua_remove(L, -2); /* the profile's modes */
+    lua_rawgeti(L, -1, mode + 1);
+    if (!lua_isnil(L, -1)) {
+        lua_remove(L, -2);
+        return *(cg_rows **)lua_touserdata(L, -1);
+    }
+    lua_pop(L, 1);
     cg_rows **box = new_rows_box(L);
     cg_error err;
-    *box = cg_rows_build(p, merged, &err);
-    if (!*box || cg_rows_select(*box, &q, &err)) return luaL_error(L, "%s", err.message);
-    size_t shown = cg_rows_shown(*box);
+    if (mode == CG_ROWS_KEYS) {
+        cg_rows *split = built_rows(L, p, CG_ROWS_SPLIT);
+        lua_pop(L, 1);
+        *box = cg_rows_by_key(split, &err);
+    } else {
+        *box = cg_rows_build(p, mode, &err);
+    }
+    if (!*box) luaL_error(L, "%s", err.message);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -3, mode + 1);
+    lua_remove(L, -2);
+    return *box;
+}
+
+/* The rows of the query at index 2, built (or taken from the cache) and selected; their box
+ * is pushed. */
+static cg_rows *selected_rows(lua_State *L, cg_profile *p, cg_rows_query *q) {
+    lua_getfield(L, 2, "merged");
+    int mode = lua_toboolean(L, -1) ? CG_ROWS_MERGED : CG_ROWS_SPLIT;
+    lua_pop(L, 1);
+    if (read_flag(L, "by_key") && mode == CG_ROWS_SPLIT) mode = CG_ROWS_KEYS;
+    cg_rows *r = built_rows(L, p, mode);
+    cg_error err;
+    if (cg_rows_select(r, q, &err)) luaL_error(L, "%s", err.message);
+    return r;
+}
+
+/* rows(prof, {events=, sort=, thresholds=, all=, inclusive=, limit=, merged=}) -> the rows a
+ * listing shows, in order: { {key=, file=, name=, object=, functions={fn, ...}, self={ev=n},
+ * inclusive={ev=n}, called=, primary=}, ... } with the costs of `events`. */
+static int l_rows(lua_State *L) {
+    profile_box *pbox = check_box(L, 1);
+    cg_profile *p = open_profile(L, pbox);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t events[CG_MAX_EVENTS], sort[CG_MAX_EVENTS];
+    double thresholds[CG_MAX_EVENTS];
+    cg_rows_query q;
+    size_t nevents = read_events(L, p, "events", events);
+    read_query(L, p, &q, sort, thresholds);
+    int merged = read_flag(L, "merged");
+    cg_rows *r = selected_rows(L, p, &q);
+    size_t shown = cg_rows_shown(r);
     lua_createtable(L, (int)shown, 0);
     for (size_t k = 0; k < shown; k++) {
-        push_row(L, pbox, *box, cg_rows_shown_row(*box, k), events, nevents, merged);
+        push_row(L, pbox, r, cg_rows_shown_row(r, k), events, nevents, merged);
         lua_rawseti(L, -2, (int)k + 1);
     }
-    cg_rows_free(*box);
-    *box = NULL;
     return 1;
 }
 
-const luaL_Reg rows_functions[] = {{"rows", l_rows}, {NULL, NULL}};
+/* row_files(prof, query) -> the files of the rows shown, each once, in row order. */
+static int l_row_files(lua_State *L) {
+    cg_profile *p = check_profile(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t sort[CG_MAX_EVENTS];
+    double thresholds[CG_MAX_EVENTS];
+    cg_rows_query q;
+    read_query(L, p, &q, sort, thresholds);
+    cg_rows *r = selected_rows(L, p, &q);
+    lua_newtable(L); /* seen */
+    lua_newtable(L); /* list */
+    int n = 0;
+    for (size_t k = 0, shown = cg_rows_shown(r); k < shown; k++) {
+        const char *file = cg_row_file(r, cg_rows_shown_row(r, k));
+        lua_getfield(L, -2, file);
+        int seen = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        if (seen) continue;
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -3, file);
+        lua_pushstring(L, file);
+        lua_rawseti(L, -2, ++n);
+    }
+    return 1;
+}
+
+/* ---- the listing's text ---- */
+
+#define TEXT_BOX "callgrind.text"
+
+typedef struct text_buf {
+    char *data;
+    size_t len, cap;
+} text_buf;
+
+static int text_gc(lua_State *L) {
+    text_buf *t = luaL_checkudata(L, 1, TEXT_BOX);
+    free(t->data);
+    t->data = NULL;
+    return 0;
+}
+
+static text_buf *new_text(lua_State *L) {
+    text_buf *t = compat_newuserdata(L, sizeof *t);
+    *t = (text_buf){NULL, 0, 0};
+    if (luaL_newmetatable(L, TEXT_BOX)) {
+        lua_pushcfunction(L, text_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return t;
+}
+
+static int text_sink(void *userdata, const char *data, size_t len) {
+    text_buf *t = userdata;
+    if (t->len + len > t->cap) {
+        size_t cap = t->cap ? t->cap : 65536;
+        while (cap < t->len + len) cap *= 2;
+        char *grown = realloc(t->data, cap);
+        if (!grown) return 1;
+        t->data = grown;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->len, data, len);
+    t->len += len;
+    return 0;
+}
+
+/* listing(prof, {show=, sort=, thresholds=, all=, inclusive=, limit=, merged=, percentages=,
+ * tree = "none"|"caller"|"calling"|"both", prefix=}) -> callgrind_annotate's function listing:
+ * the heading and the rows shown, with callers and callees for a tree, after `prefix`. */
+static int l_listing(lua_State *L) {
+    cg_profile *p = check_profile(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t show[CG_MAX_EVENTS], sort[CG_MAX_EVENTS];
+    double thresholds[CG_MAX_EVENTS];
+    cg_rows_query q;
+    size_t nshow = read_events(L, p, "show", show);
+    read_query(L, p, &q, sort, thresholds);
+    lua_getfield(L, 2, "tree");
+    const char *tree = luaL_optstring(L, -1, "none");
+    int bits = !strcmp(tree, "both")      ? CG_TREE_CALLERS | CG_TREE_CALLEES
+               : !strcmp(tree, "caller")  ? CG_TREE_CALLERS
+               : !strcmp(tree, "calling") ? CG_TREE_CALLEES
+                                          : 0;
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "percentages");
+    int percentages = lua_isnil(L, -1) || lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    cg_listing o = {show, nshow, sort, q.nsort, q.inclusive, percentages, bits};
+    cg_rows *r = selected_rows(L, p, &q);
+    text_buf *t = new_text(L);
+    lua_getfield(L, 2, "prefix"); /* text put first, so that the listing is not copied again */
+    size_t nprefix = 0;
+    const char *prefix = lua_tolstring(L, -1, &nprefix);
+    if (prefix && text_sink(t, prefix, nprefix)) return luaL_error(L, "out of memory");
+    cg_error err;
+    if (cg_listing_write(r, &o, text_sink, t, &err))
+        return luaL_error(L, "%s", err.code == CG_ERR_ABORTED ? "out of memory" : err.message);
+    lua_pushlstring(L, t->data ? t->data : "", t->len);
+    return 1;
+}
+
+/* ---- columns ---- */
+
+#define COLUMNS_BOX "callgrind.columns"
+
+typedef struct columns_box {
+    cg_columns c;
+    size_t nnames;
+    char names[]; /* the names, each NUL-terminated */
+} columns_box;
+
+static columns_box *check_columns(lua_State *L) {
+    return luaL_checkudata(L, 1, COLUMNS_BOX);
+}
+
+/* The numbers of the list at `idx` (one per column). */
+static void read_values(lua_State *L, int idx, const cg_columns *c, cg_cost *out) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    for (size_t i = 0; i < c->n; i++) {
+        lua_rawgeti(L, idx, (int)i + 1);
+        out[i] = lua_isnumber(L, -1) ? compat_toint64(L, -1) : 0;
+        lua_pop(L, 1);
+    }
+}
+
+static void column_names(const columns_box *b, const char **names) {
+    const char *at = b->names;
+    for (size_t i = 0; i < b->c.n; i++) {
+        names[i] = at;
+        at += strlen(at) + 1;
+    }
+}
+
+/* A row of values at `idx`: a list in column order, or a table keyed by the column names. */
+static void read_row(lua_State *L, int idx, const columns_box *b, cg_cost *out) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_rawgeti(L, idx, 1);
+    int listed = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (listed) {
+        read_values(L, idx, &b->c, out);
+        return;
+    }
+    const char *at = b->names;
+    for (size_t i = 0; i < b->c.n; i++) {
+        lua_getfield(L, idx, at);
+        out[i] = lua_isnumber(L, -1) ? compat_toint64(L, -1) : 0;
+        lua_pop(L, 1);
+        at += strlen(at) + 1;
+    }
+}
+
+/* cols:fit(values): widens the columns for a row (a list, or a table keyed by the names). */
+static int columns_fit(lua_State *L) {
+    columns_box *b = check_columns(L);
+    cg_cost v[CG_MAX_EVENTS];
+    read_row(L, 2, b, v);
+    cg_columns_fit(&b->c, v);
+    return 0;
+}
+
+/* cols:cells(values [, zero_dot]) -> the cells of a row; values nil: every cell "." */
+static int columns_cells(lua_State *L) {
+    columns_box *b = check_columns(L);
+    cg_cost v[CG_MAX_EVENTS];
+    int none = lua_isnoneornil(L, 2);
+    if (!none) read_row(L, 2, b, v);
+    int zero_dot = lua_toboolean(L, 3);
+    lua_settop(L, 3);
+    char *out = compat_newuserdata(L, cg_columns_max(&b->c)); /* scratch the collector frees */
+    size_t len = cg_columns_cells(&b->c, none ? NULL : v, zero_dot, out);
+    lua_pushlstring(L, out, len);
+    return 1;
+}
+
+/* cols:heading() -> the event names, each padded to its column */
+static int columns_heading(lua_State *L) {
+    columns_box *b = check_columns(L);
+    const char *names[CG_MAX_EVENTS];
+    column_names(b, names);
+    char *out = compat_newuserdata(L, cg_columns_max(&b->c));
+    lua_pushlstring(L, out, cg_columns_heading(&b->c, names, out));
+    return 1;
+}
+
+/* columns({names...}, {totals...} [, percentages]) -> callgrind_annotate's cost columns. */
+static int l_columns(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t n = compat_rawlen(L, 1), bytes = 0;
+    luaL_argcheck(L, n > 0 && n <= CG_MAX_EVENTS, 1, "a list of event names expected");
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 1, (int)i + 1);
+        size_t len;
+        luaL_argcheck(L, lua_tolstring(L, -1, &len) != NULL, 1, "a list of event names expected");
+        bytes += len + 1;
+        lua_pop(L, 1);
+    }
+    int percentages = lua_isnoneornil(L, 3) || lua_toboolean(L, 3);
+    columns_box *b = compat_newuserdata(L, sizeof *b + bytes);
+    int at = lua_gettop(L);
+    const char *names[CG_MAX_EVENTS];
+    char *dst = b->names;
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 1, (int)i + 1);
+        size_t len;
+        const char *s = lua_tolstring(L, -1, &len);
+        memcpy(dst, s, len + 1);
+        names[i] = dst;
+        dst += len + 1;
+        lua_pop(L, 1);
+    }
+    b->c.n = n;
+    cg_cost totals[CG_MAX_EVENTS];
+    read_values(L, 2, &b->c, totals);
+    cg_columns_init(&b->c, names, n, totals, percentages);
+    if (luaL_newmetatable(L, COLUMNS_BOX)) {
+        lua_newtable(L);
+        lua_pushcfunction(L, columns_fit);
+        lua_setfield(L, -2, "fit");
+        lua_pushcfunction(L, columns_cells);
+        lua_setfield(L, -2, "cells");
+        lua_pushcfunction(L, columns_heading);
+        lua_setfield(L, -2, "heading");
+        lua_setfield(L, -2, "__index");
+    }
+    lua_setmetatable(L, at);
+    return 1;
+}
+
+/* ---- the costs of source lines ---- */
+
+#define LINES_BOX "callgrind.file_lines"
+
+static int lines_box_gc(lua_State *L) {
+    cg_file_lines **box = luaL_checkudata(L, 1, LINES_BOX);
+    cg_file_lines_free(*box);
+    *box = NULL;
+    return 0;
+}
+
+/* The functions with line records in one of `files`, as the split rows of a listing already
+ * built on this profile say (a userdata on the stack, a flag per function); NULL when no
+ * listing was built: every function's records are read then. */
+static unsigned char *functions_in(lua_State *L, const cg_profile *p, const char *const *files,
+                                   size_t nfiles) {
+    lua_getfield(L, LUA_REGISTRYINDEX, ROWS_CACHE);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    lua_pushvalue(L, 1);
+    lua_rawget(L, -2);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 2);
+        return NULL;
+    }
+    lua_rawgeti(L, -1, CG_ROWS_SPLIT + 1);
+    cg_rows **box = lua_isnil(L, -1) ? NULL : lua_touserdata(L, -1);
+    const cg_rows *r = box ? *box : NULL;
+    lua_pop(L, 3);
+    if (!r) return NULL;
+    size_t nfn = cg_function_count(p);
+    unsigned char *only = compat_newuserdata(L, nfn + 1);
+    memset(only, 0, nfn + 1);
+    for (size_t i = 0, n = cg_rows_count(r); i < n; i++) {
+        const char *file = cg_row_file(r, i);
+        int wanted = 0;
+        for (size_t k = 0; k < nfiles && !wanted; k++) wanted = strcmp(files[k], file) == 0;
+        if (!wanted) continue;
+        for (size_t k = 0, m = cg_row_function_count(r, i); k < m; k++)
+            only[cg_row_function(r, i, k)] = 1;
+    }
+    return only;
+}
+
+/* file_lines(prof, files or nil, events) -> { [file] = { [line] = { self = {ev = cost} (lines
+ * with line records only), calls = { {callee = fn, count = n, inclusive = {ev = cost}}, ... } } } }
+ * for the files named (every file for nil); calls summed per callee, recursive calls left out
+ * where the line also enters the recursion, by cost of the events in order (highest first),
+ * then by "file:name", then by count. */
+static int l_file_lines(lua_State *L) {
+    profile_box *pbox = check_box(L, 1);
+    cg_profile *p = open_profile(L, pbox);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    size_t events[CG_MAX_EVENTS], nevents = compat_rawlen(L, 3);
+    luaL_argcheck(L, nevents > 0 && nevents <= CG_MAX_EVENTS, 3, "a list of events expected");
+    for (size_t i = 0; i < nevents; i++) {
+        lua_rawgeti(L, 3, (int)i + 1);
+        events[i] = check_event(L, p, -1);
+        lua_pop(L, 1);
+    }
+    size_t nfiles = 0;
+    const char **files = NULL;
+    if (!lua_isnil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        nfiles = compat_rawlen(L, 2);
+        files = lua_newuserdata(L, (nfiles + 1) * sizeof *files); /* anchored below */
+        for (size_t i = 0; i < nfiles; i++) {
+            lua_rawgeti(L, 2, (int)i + 1);
+            files[i] = luaL_checkstring(L, -1); /* kept alive by the table at 2 */
+            lua_pop(L, 1);
+        }
+    }
+    cg_file_lines **box = compat_newuserdata(L, sizeof *box);
+    *box = NULL;
+    if (luaL_newmetatable(L, LINES_BOX)) {
+        lua_pushcfunction(L, lines_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    int at = lua_gettop(L);
+    cg_error err;
+    unsigned char *only = files ? functions_in(L, p, files, nfiles) : NULL;
+    *box = cg_file_lines_build(p, files, files ? nfiles : 0, only, events, nevents, &err);
+    if (!*box) return luaL_error(L, "%s", err.message);
+    const cg_file_lines *f = *box;
+    lua_newtable(L);
+    for (size_t k = 0, n = cg_file_lines_files(f); k < n; k++) {
+        size_t nlines = cg_file_lines_count(f, k);
+        lua_createtable(L, 0, (int)nlines);
+        for (size_t i = 0; i < nlines; i++) {
+            size_t ncallees = cg_file_lines_callee_count(f, k, i);
+            lua_createtable(L, 0, ncallees ? 2 : 1);
+            if (cg_file_lines_coded(f, k, i)) {
+                push_costs(L, p, cg_file_lines_self(f, k, i), events, nevents);
+                lua_setfield(L, -2, "self");
+            }
+            lua_createtable(L, (int)ncallees, 0);
+            for (size_t c = 0; c < ncallees; c++) {
+                lua_createtable(L, 0, 3);
+                push_function(L, 1, pbox, cg_file_lines_callee(f, k, i, c));
+                lua_setfield(L, -2, "callee");
+                compat_pushuint64(L, cg_file_lines_callee_calls(f, k, i, c));
+                lua_setfield(L, -2, "count");
+                push_costs(L, p, cg_file_lines_callee_inclusive(f, k, i, c), events, nevents);
+                lua_setfield(L, -2, "inclusive");
+                lua_rawseti(L, -2, (int)c + 1);
+            }
+            lua_setfield(L, -2, "calls");
+            compat_pushuint64(L, cg_file_lines_line(f, k, i));
+            lua_insert(L, -2);
+            lua_settable(L, -3);
+        }
+        lua_setfield(L, -2, cg_file_lines_name(f, k));
+    }
+    cg_file_lines_free(*box);
+    *box = NULL;
+    lua_replace(L, at);
+    lua_settop(L, at);
+    return 1;
+}
+
+/* line_totals(prof, ev) -> self, calls: { [file] = { [line] = self cost } } for the lines
+ * with line records, and { [file] = { [line] = inclusive cost of its calls } } for the lines
+ * that make calls (recursive calls counted only where the line makes no other call). */
+static int l_line_totals(lua_State *L) {
+    cg_profile *p = check_profile(L, 1);
+    size_t ev = check_event(L, p, 2);
+    cg_file_lines **box = compat_newuserdata(L, sizeof *box);
+    *box = NULL;
+    if (luaL_newmetatable(L, LINES_BOX)) {
+        lua_pushcfunction(L, lines_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    int at = lua_gettop(L);
+    cg_error err;
+    *box = cg_file_lines_build(p, NULL, 0, NULL, NULL, 0, &err);
+    if (!*box) return luaL_error(L, "%s", err.message);
+    const cg_file_lines *f = *box;
+    lua_newtable(L); /* self */
+    lua_newtable(L); /* calls */
+    for (size_t k = 0, n = cg_file_lines_files(f); k < n; k++) {
+        size_t nlines = cg_file_lines_count(f, k);
+        lua_newtable(L);
+        lua_newtable(L);
+        int self = lua_gettop(L) - 1, calls = self + 1, ncalled = 0, ncoded = 0;
+        for (size_t i = 0; i < nlines; i++) {
+            uint64_t line = cg_file_lines_line(f, k, i);
+            if (cg_file_lines_coded(f, k, i)) {
+                compat_pushuint64(L, line);
+                push_cost(L, p, cg_file_lines_self(f, k, i), ev);
+                lua_settable(L, self);
+                ncoded++;
+            }
+            size_t ncallees = cg_file_lines_callee_count(f, k, i);
+            if (!ncallees) continue;
+            cg_cost sum = 0, v;
+            for (size_t c = 0; c < ncallees; c++) {
+                if (cg_cost_of(p, cg_file_lines_callee_inclusive(f, k, i, c), ev, &v) ||
+                    __builtin_add_overflow(sum, v, &sum))
+                    return luaL_error(L, "the cost of event '%s' does not fit in 64 bits",
+                                      cg_event_name(p, ev));
+            }
+            compat_pushuint64(L, line);
+            compat_pushint64(L, sum);
+            lua_settable(L, calls);
+            ncalled++;
+        }
+        const char *name = cg_file_lines_name(f, k);
+        if (ncalled) {
+            lua_setfield(L, at + 2, name);
+        } else {
+            lua_pop(L, 1);
+        }
+        if (ncoded) {
+            lua_setfield(L, at + 1, name);
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    cg_file_lines_free(*box);
+    *box = NULL;
+    return 2;
+}
+
+const luaL_Reg rows_functions[] = {{"rows", l_rows},
+                                   {"row_files", l_row_files},
+                                   {"listing", l_listing},
+                                   {"columns", l_columns},
+                                   {"file_lines", l_file_lines},
+                                   {"line_totals", l_line_totals},
+                                   {NULL, NULL}};

@@ -12,6 +12,7 @@
 -- callgrind.asm); the page's script only sorts, filters and draws it (html/page.lua).
 local callgrind = require "callgrind"
 local json = require "callgrind.json"
+local source_files = require "callgrind.annotate.files"
 local rows = require "callgrind.rows"
 local page = require "callgrind.html.page"
 local query = require "callgrind.query"
@@ -141,12 +142,7 @@ local function find_source(file, include, reader)
   return annotate.find_source(file, include, reader)
 end
 
-local function split_lines(text)
-  local lines = {}
-  for line in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = (line:gsub("\r$", "")) end
-  if lines[#lines] == "" then lines[#lines] = nil end
-  return lines
-end
+local split_lines = source_files.split_lines
 
 -- Sources of the functions' files, hottest functions first, up to max_bytes in all; per line
 -- the self and call costs of every event (annotate.line_totals, whole-file sums as the

@@ -13,7 +13,9 @@
 -- (default true), limit (at most this many rows), inlined ("split", the default: code inlined
 -- from a header has its own row as in callgrind_annotate; "merge": one row per function),
 -- header (default true: the profile's description first).
+local core = require "callgrind.core"
 local format = require "callgrind.format"
+local layout = require "callgrind.layout"
 local rows = require "callgrind.rows"
 local query = require "callgrind.query"
 
@@ -41,73 +43,24 @@ end
 
 -- ---- layout -------------------------------------------------------------------------------
 
--- A block of lines with one cost column per shown event, then a label; numbers right-aligned,
--- percentages in their own sub-column, so that every line of the block lines up.
+-- A block of lines with one cost column per shown event, then a label, in callgrind_annotate's
+-- columns (callgrind.layout).
 local function new_block(o)
-  return { o = o, lines = {} }
-end
-
-local function block_add(block, costs, label)
-  local o = block.o
-  local cells = {}
-  for i, ev in ipairs(o.show) do
-    local n = costs[ev]
-    cells[2 * i - 1] = format.thousands(n)
-    cells[2 * i] = (o.percentages and n ~= 0) and format.percent(n, o.totals[ev]) or ""
-  end
-  block.lines[#block.lines + 1] = { cells = cells, label = label }
-end
-
-local function block_blank(block)
-  block.lines[#block.lines + 1] = false
-end
-
-local function block_render(block, heading)
-  local o = block.o
-  local widths = {}
-  for i = 1, 2 * #o.show do widths[i] = 0 end
-  for _, line in ipairs(block.lines) do
-    if line then
-      for i, cell in ipairs(line.cells) do
-        if #cell > widths[i] then widths[i] = #cell end
-      end
-    end
-  end
-  local function column_width(i)
-    local w = widths[2 * i - 1]
-    if widths[2 * i] > 0 then w = w + 1 + widths[2 * i] end
-    return w
-  end
-  local out = {}
-  if heading then
-    local names = {}
-    for i, ev in ipairs(o.show) do
-      local short = #ev - column_width(i)
-      if short > 0 then widths[2 * i - 1] = widths[2 * i - 1] + short end
-      names[i] = ev .. string.rep(" ", column_width(i) - #ev)
-    end
-    out[#out + 1] = format.rule
-    out[#out + 1] = (table.concat(names, " ") .. "  " .. heading):gsub("%s+$", "")
-    out[#out + 1] = format.rule
-  end
-  for _, line in ipairs(block.lines) do
-    if not line then
-      out[#out + 1] = ""
-    else
-      local cols = {}
-      for i = 1, #o.show do
-        local num, pct = line.cells[2 * i - 1], line.cells[2 * i]
-        local col = string.rep(" ", widths[2 * i - 1] - #num) .. num
-        if widths[2 * i] > 0 then col = col .. " " .. pct .. string.rep(" ", widths[2 * i] - #pct) end
-        cols[i] = col
-      end
-      out[#out + 1] = (table.concat(cols, " ") .. "  " .. line.label):gsub("%s+$", "")
-    end
-  end
-  return table.concat(out, "\n")
+  return layout.block(o.show, o.totals, o.percentages)
 end
 
 -- ---- the profile's description -------------------------------------------------------------
+
+-- callgrind_annotate's continuation lines: the first item after the label, the others below.
+local function listed(lines, label, items)
+  lines[#lines + 1] = label .. (items[1] or "")
+  for i = 2, #items do lines[#lines + 1] = string.rep(" ", #label) .. items[i] end
+end
+
+local function number_text(n)
+  if n == math.floor(n) then return ("%d"):format(n) end
+  return tostring(n)
+end
 
 local function header(prof, o, lines)
   local sections = prof:sections()
@@ -126,40 +79,43 @@ local function header(prof, o, lines)
   for _, h in ipairs(first.headers) do
     if h.key == "desc" then lines[#lines + 1] = h.value end
   end
-  if first.cmd then
+  if first.cmd or first.pid then
+    -- callgrind_annotate names the part and the thread only with the PID
     local details = {}
-    if first.pid then details[#details + 1] = "PID " .. first.pid end
-    if first.part then details[#details + 1] = "part " .. first.part end
+    if first.pid then
+      details[1] = "PID " .. first.pid
+      if first.part then details[#details + 1] = "part " .. first.part end
+      if first.thread then details[#details + 1] = "thread " .. first.thread end
+    end
     local extra = #details > 0 and (" (" .. table.concat(details, ", ") .. ")") or ""
-    lines[#lines + 1] = "Profiled target:  " .. first.cmd .. extra
+    lines[#lines + 1] = "Profiled target:  " .. (first.cmd or "(unknown)") .. extra
   end
   if #sections > 1 then lines[#lines + 1] = "Sections:         " .. #sections end
   lines[#lines + 1] = "Events recorded:  " .. table.concat(prof:events(), " ")
   lines[#lines + 1] = "Events shown:     " .. table.concat(o.show, " ")
   lines[#lines + 1] = "Event sort order: " .. table.concat(o.sort, " ")
-  lines[#lines + 1] = "Thresholds:       " .. o.threshold
-  lines[#lines + 1] = "Include dirs:     " .. table.concat(o.include or {}, " ")
-  lines[#lines + 1] = "User annotated:   " .. table.concat(o.files or {}, " ")
+  -- one threshold per sort event: the first sort event's, then 0 for the others
+  local thresholds = { number_text(o.threshold) }
+  for i = 2, #o.sort do thresholds[i] = "0" end
+  lines[#lines + 1] = "Thresholds:       " .. table.concat(thresholds, " ")
+  listed(lines, "Include dirs:     ", o.include or {})
+  listed(lines, "User annotated:   ", o.files or {})
   lines[#lines + 1] = "Auto-annotation:  " .. (o.auto and "on" or "off")
   lines[#lines + 1] = ""
 end
 
 local function totals_block(prof, o, lines)
-  local block = new_block(o)
   local computed = {}
   for _, ev in ipairs(o.show) do computed[ev] = prof:total(ev) end
-  block_add(block, computed, "PROGRAM TOTALS")
-  lines[#lines + 1] = block_render(block, "")
+  local block = new_block(o)
+  block:add(computed, "PROGRAM TOTALS")
+  lines[#lines + 1] = block:render(true)
   lines[#lines + 1] = ""
 end
 
 -- ---- rows ----------------------------------------------------------------------------------
 
-local function row_label(row)
-  return format.location(row.file, row.name, row.object)
-end
-
-local function select_rows(prof, o)
+local function row_events(o)
   local events = {}
   local seen = {}
   for _, list in ipairs { o.show, o.sort } do
@@ -170,7 +126,11 @@ local function select_rows(prof, o)
       end
     end
   end
-  return rows.select(prof, events, o.sort, o), o
+  return events
+end
+
+local function select_rows(prof, o)
+  return rows.select(prof, row_events(o), o.sort, o), o
 end
 
 --- The rows a listing shows, sorted by the sort events and cut at the threshold and the limit:
@@ -179,17 +139,31 @@ function report.rows(prof, opts)
   return (select_rows(prof, options(prof, opts)))
 end
 
---- callgrind_annotate's listing: program totals, then one row per function.
-function report.flat(prof, opts)
-  local list, o = select_rows(prof, options(prof, opts))
+-- The header, the totals and the listing (laid out and summed by the core: core.listing).
+local function listing(prof, o, tree)
   local lines = {}
   if o.header then header(prof, o, lines) end
   totals_block(prof, o, lines)
-  local field = o.inclusive and "inclusive" or "self"
-  local block = new_block(o)
-  for _, row in ipairs(list) do block_add(block, row[field], row_label(row)) end
-  lines[#lines + 1] = block_render(block, "file:function")
-  return table.concat(lines, "\n") .. "\n"
+  local query = rows.query(o.sort, o)
+  query.show, query.percentages, query.tree = o.show, o.percentages, tree
+  query.prefix = table.concat(lines, "\n") .. "\n"
+  return core.listing(prof, query)
+end
+
+--- callgrind_annotate's listing: program totals, then one row per function.
+function report.flat(prof, opts)
+  return listing(prof, options(prof, opts), "none")
+end
+
+--- Callers and callees of every listed function, like callgrind_annotate --tree.
+-- opts.tree: "both" (default), "caller" (callers only) or "calling" (callees only).
+function report.tree(prof, opts)
+  local o = options(prof, opts)
+  local mode = o.tree or "both"
+  if mode ~= "both" and mode ~= "caller" and mode ~= "calling" then
+    error("tree must be 'both', 'caller' or 'calling'", 2)
+  end
+  return listing(prof, o, mode)
 end
 
 local function by_cost(events)
@@ -201,43 +175,6 @@ local function by_cost(events)
   end
 end
 
-local function call_label(entry)
-  return format.location(entry.file, entry.name, nil) .. " (" .. format.thousands(entry.count) .. "x)"
-    .. (entry.object ~= "" and (" [" .. entry.object .. "]") or "")
-end
-
---- Callers and callees of every listed function, like callgrind_annotate --tree.
--- opts.tree: "both" (default), "caller" (callers only) or "calling" (callees only).
-function report.tree(prof, opts)
-  local list, o = select_rows(prof, options(prof, opts))
-  local mode = o.tree or "both"
-  if mode ~= "both" and mode ~= "caller" and mode ~= "calling" then
-    error("tree must be 'both', 'caller' or 'calling'", 2)
-  end
-  local lines = {}
-  if o.header then header(prof, o, lines) end
-  totals_block(prof, o, lines)
-  local field = o.inclusive and "inclusive" or "self"
-  local block = new_block(o)
-  local order = by_cost(o.sort)
-  for _, row in ipairs(list) do
-    block_blank(block)
-    if mode ~= "calling" then
-      local callers = rows.callers(row, o.show)
-      table.sort(callers, order)
-      for _, c in ipairs(callers) do block_add(block, c.costs, "< " .. call_label(c)) end
-    end
-    block_add(block, row[field], "*  " .. row_label(row))
-    if mode ~= "caller" then
-      local callees = rows.callees(row, o.show)
-      table.sort(callees, order)
-      for _, c in ipairs(callees) do block_add(block, c.costs, ">   " .. call_label(c)) end
-    end
-  end
-  lines[#lines + 1] = block_render(block, "file:function")
-  return table.concat(lines, "\n") .. "\n"
-end
-
 --- Each cycle with its inclusive cost and its members (KCachegrind's <cycle N>).
 function report.cycles(prof, opts)
   local o = options(prof, opts)
@@ -246,8 +183,8 @@ function report.cycles(prof, opts)
   if #cycles == 0 then return "no cycles\n" end
   local block = new_block(o)
   for _, cycle in ipairs(cycles) do
-    block_blank(block)
-    block_add(block, cycle.inclusive, "*  " .. cycle.name .. " (" .. #cycle.members .. " functions)")
+    block:blank()
+    block:add(cycle.inclusive, "*  " .. cycle.name .. " (" .. #cycle.members .. " functions)")
     local members = {}
     for _, fn in ipairs(cycle.members) do
       local costs = {}
@@ -256,10 +193,10 @@ function report.cycles(prof, opts)
     end
     table.sort(members, by_cost(o.show))
     for _, m in ipairs(members) do
-      block_add(block, m.costs, "    " .. format.location(m.fn.file, m.fn.name, m.fn.object) .. " (self)")
+      block:add(m.costs, "    " .. format.location(m.fn.file, m.fn.name, m.fn.object) .. " (self)")
     end
   end
-  lines[#lines + 1] = block_render(block, "cycle / members")
+  lines[#lines + 1] = block:render("cycle / members")
   return table.concat(lines, "\n") .. "\n"
 end
 

@@ -10,8 +10,9 @@
 -- callers spent in it); for any other row, its self cost plus the calls made from its file,
 -- self-calls and calls within the function's cycle left out. The rows of one function thus add
 -- up to the function's inclusive cost when nobody calls it. The sums over line records and calls,
--- the sorting and the threshold are the C core's (core.rows); this module adds the callers and
--- callees of the rows a report prints.
+-- the sorting and the threshold are the C core's (core.rows), and so are the callers and callees
+-- of the rows a listing prints (core.listing); rows.callers and rows.callees give them for one
+-- row as tables.
 local core = require "callgrind.core"
 local names = require "callgrind.names"
 local query = require "callgrind.query"
@@ -41,18 +42,27 @@ function rows.build(prof, events, opts)
   return core.rows(prof, { events = events, sort = { events[1] }, all = true, merged = inlined_mode(opts) })
 end
 
---- The rows a listing shows, sorted by `sort` (event names, highest cost first, ties by key and
---- object) and cut as callgrind_annotate cuts them: opts.threshold (percent of the first sort
---- event's total, 100 or nil for every row), opts.inclusive (sort and cut by inclusive costs),
---- opts.limit, opts.inlined. Rows carry the costs of `events`.
-function rows.select(prof, events, sort, opts)
+--- The query of core.rows and core.listing for a listing sorted by `sort` (event names) and cut
+--- as callgrind_annotate cuts it: opts.threshold (percent of the first sort event's total, 100
+--- or nil for every row; the other sort events' thresholds are 0), opts.inclusive, opts.limit,
+--- opts.inlined.
+function rows.query(sort, opts)
   local threshold = opts.threshold
   local thresholds = { threshold or 100 }
   for i = 2, #sort do thresholds[i] = 0 end
-  return core.rows(prof, {
-    events = events, sort = sort, thresholds = thresholds, all = threshold == nil or threshold >= 100,
+  return {
+    sort = sort, thresholds = thresholds, all = threshold == nil or threshold >= 100,
     inclusive = opts.inclusive, limit = opts.limit, merged = inlined_mode(opts),
-  })
+  }
+end
+
+--- The rows a listing shows, sorted by `sort` (event names, highest cost first, ties by key and
+--- object) and cut as callgrind_annotate cuts them (rows.query). Rows carry the costs of
+--- `events`.
+function rows.select(prof, events, sort, opts)
+  local query = rows.query(sort, opts)
+  query.events = events
+  return core.rows(prof, query)
 end
 
 local function group_calls(entries, events, keyof, fields)

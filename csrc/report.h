@@ -1,0 +1,107 @@
+/* report.h - what the text reports need from the model, summed and laid out in C: the cost
+ * columns of callgrind_annotate (columns.c), the function listing with callers and callees
+ * (listing.c) and the costs of source lines per file (file_lines.c). Built on callgrind.h alone;
+ * the Lua layer chooses what is shown and in what order. */
+#ifndef CG_REPORT_H
+#define CG_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "callgrind.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Receives text; returns non-zero to stop. */
+typedef int (*cg_text_sink)(void *userdata, const char *data, size_t len);
+
+/* ---- columns.c: callgrind_annotate's cost columns --------------------------------------------
+ * A column per shown event, as wide as its name and as the widest count it must hold: the
+ * count's digits and separators, and 9 characters for " (12.34%)" with percentages. A cell is
+ * the count ("." for none), its share of the total, right-aligned in the column, and a blank. */
+typedef struct cg_columns {
+    size_t n;
+    int percentages;
+    size_t width[CG_MAX_EVENTS];
+    cg_cost total[CG_MAX_EVENTS]; /* what percentages are of */
+} cg_columns;
+
+/* Columns as wide as the names; `totals` (n values) for the percentages. */
+void cg_columns_init(cg_columns *c, const char *const *names, size_t n, const cg_cost *totals,
+                     int percentages);
+/* Widens the columns for a row of n values. */
+void cg_columns_fit(cg_columns *c, const cg_cost *values);
+/* The most a line of cells can take (cells that overflow their column included). */
+size_t cg_columns_max(const cg_columns *c);
+/* Writes the cells of a row into `out` (cg_columns_max bytes) and returns their length; NULL
+ * values: every cell "."; zero_dot: a zero count is "." too. No NUL is written. */
+size_t cg_columns_cells(const cg_columns *c, const cg_cost *values, int zero_dot, char *out);
+/* The heading: each name padded to its column, and a blank. */
+size_t cg_columns_heading(const cg_columns *c, const char *const *names, char *out);
+/* "1,234,567": an integer with thousands separators; returns the length (at most 27). */
+size_t cg_format_count(cg_cost v, char *out);
+
+/* ---- listing.c: callgrind_annotate's function listing ---------------------------------------
+ * The rows cg_rows_select chose, in order, with the heading; with a tree, each row's callers
+ * ('<', calls into its functions summed per caller row) and callees ('>', calls made from its
+ * file summed per callee), sorted by the sort events. */
+/* The `merged` argument of cg_rows_build beyond 0 (split) and 1: */
+enum { CG_ROWS_SPLIT = 0, CG_ROWS_MERGED = 1, CG_ROWS_KEYS = 2 };
+/* CG_ROWS_KEYS: split rows of the same file and name in several objects as one, as
+ * callgrind_annotate keys them (whose object is then ""). */
+int cg_rows_merged(const cg_rows *r); /* one row per function */
+/* The rows of a split build (merged = 0) summed per (file, name), as CG_ROWS_KEYS builds them,
+ * without going over the records again. */
+cg_rows *cg_rows_by_key(const cg_rows *split, cg_error *err);
+const cg_profile *cg_rows_profile(const cg_rows *r);
+
+enum { CG_TREE_CALLERS = 1, CG_TREE_CALLEES = 2 };
+
+typedef struct cg_listing {
+    const size_t *show; /* events shown */
+    size_t nshow;
+    const size_t *sort; /* events callers and callees are sorted by */
+    size_t nsort;
+    int inclusive;   /* rows show their inclusive costs */
+    int percentages; /* shares of the total after the counts */
+    int tree;        /* CG_TREE_* bits */
+} cg_listing;
+
+/* Returns 0, or -1 with *err set (out of memory, a cost over 64 bits, the sink stopped). */
+int cg_listing_write(const cg_rows *r, const cg_listing *o, cg_text_sink sink, void *userdata,
+                     cg_error *err);
+
+/* ---- file_lines.c: the costs of source lines ------------------------------------------------
+ * For some files (or all), every line that has line records or makes calls: its self cost
+ * summed over every function with code there (raw events), and the calls made from it. */
+typedef struct cg_file_lines cg_file_lines;
+
+/* files: the names as the profile writes them ("" for records without a file); NULL: every
+ * file. The callees of a line come by their costs in the `sort` events (highest first), then
+ * by "file:name", then by count (sort NULL: in the order of their first call). `only` (one
+ * flag per function, or NULL) limits the line records read to those functions': the caller
+ * knows which functions have code in the files (the rows of a listing say it). NULL on
+ * failure. */
+cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files, size_t nfiles,
+                                   const unsigned char *only, const size_t *sort, size_t nsort,
+                                   cg_error *err);
+void cg_file_lines_free(cg_file_lines *f);
+size_t cg_file_lines_files(const cg_file_lines *f); /* files that have lines */
+const char *cg_file_lines_name(const cg_file_lines *f, size_t file);
+size_t cg_file_lines_count(const cg_file_lines *f, size_t file); /* lines, in line order */
+uint64_t cg_file_lines_line(const cg_file_lines *f, size_t file, size_t i);
+const cg_cost *cg_file_lines_self(const cg_file_lines *f, size_t file, size_t i);
+int cg_file_lines_coded(const cg_file_lines *f, size_t file, size_t i); /* has line records */
+size_t cg_file_lines_call_count(const cg_file_lines *f, size_t file, size_t i);
+size_t cg_file_lines_call(const cg_file_lines *f, size_t file, size_t i, size_t k);
+/* The calls of a line summed per callee (recursive calls left out where the line also enters
+ * the recursion, see file_lines.c): the callee, the count and the inclusive cost. */
+size_t cg_file_lines_callee_count(const cg_file_lines *f, size_t file, size_t i);
+size_t cg_file_lines_callee(const cg_file_lines *f, size_t file, size_t i, size_t k);
+uint64_t cg_file_lines_callee_calls(const cg_file_lines *f, size_t file, size_t i, size_t k);
+const cg_cost *cg_file_lines_callee_inclusive(const cg_file_lines *f, size_t file, size_t i,
+                                              size_t k);
+
+#pragma GCC visibility pop
+
+#endif
