@@ -76,7 +76,9 @@ local function check_options(what, opts)
   return opts
 end
 
--- ---- the summary ------------------------------------------------------------------------------
+---------------------------------------------------------------------------
+-- The summary
+---------------------------------------------------------------------------
 
 local function summary(prof)
   local sections = prof:sections()
@@ -104,7 +106,9 @@ local function summary(prof)
   }
 end
 
--- ---- the functions, their calls ---------------------------------------------------------------
+---------------------------------------------------------------------------
+-- The functions, their calls
+---------------------------------------------------------------------------
 
 -- Every function as one row of the listing (inlined = "merge": one row per function, as the
 -- function view needs), in the listing's order, and how many of them the threshold keeps (the
@@ -135,7 +139,9 @@ local function costs_list(costs, events)
   return out
 end
 
--- ---- source files -----------------------------------------------------------------------------
+---------------------------------------------------------------------------
+-- Source files
+---------------------------------------------------------------------------
 
 local function find_source(file, include, reader)
   local annotate = require "callgrind.annotate"
@@ -227,7 +233,9 @@ local function line_range(fn, event)
   return first, last
 end
 
--- ---- call graphs and machine code ------------------------------------------------------------
+---------------------------------------------------------------------------
+-- Call graphs and machine code
+---------------------------------------------------------------------------
 
 -- The SVG of the graph around each function of `list`, drawn by one run of Graphviz's `dot`
 -- over all the graphs. Returns { [function index] = svg } or nil and why not.
@@ -287,7 +295,9 @@ local function machine_code(prof, list, events, asm_options)
   return out, why
 end
 
--- ---- the data ---------------------------------------------------------------------------------
+---------------------------------------------------------------------------
+-- The data
+---------------------------------------------------------------------------
 
 local function event_names(prof, show)
   if show == nil then return prof:events() end

@@ -41,7 +41,9 @@ local function options(prof, opts)
   return o
 end
 
--- ---- layout -------------------------------------------------------------------------------
+---------------------------------------------------------------------------
+-- Layout
+---------------------------------------------------------------------------
 
 -- A block of lines with one cost column per shown event, then a label, in callgrind_annotate's
 -- columns (callgrind.layout).
@@ -49,7 +51,9 @@ local function new_block(o)
   return layout.block(o.show, o.totals, o.percentages)
 end
 
--- ---- the profile's description -------------------------------------------------------------
+---------------------------------------------------------------------------
+-- The profile's description
+---------------------------------------------------------------------------
 
 -- callgrind_annotate's continuation lines: the first item after the label, the others below.
 local function listed(lines, label, items)
@@ -113,7 +117,9 @@ local function totals_block(prof, o, lines)
   lines[#lines + 1] = ""
 end
 
--- ---- rows ----------------------------------------------------------------------------------
+---------------------------------------------------------------------------
+-- Rows
+---------------------------------------------------------------------------
 
 local function row_events(o)
   local events = {}
