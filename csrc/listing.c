@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msort.h"
 #include "report.h"
 
 #define RULE "--------------------------------------------------------------------------------\n"
@@ -77,7 +78,8 @@ static int grow_groups(grouper *s) {
     if (keys) s->keys = keys;
     uint32_t *order = keys ? realloc(s->order, cap * sizeof *order) : NULL;
     if (order) s->order = order;
-    uint32_t *tmp = order ? realloc(s->tmp, cap * sizeof *tmp) : NULL;
+    uint32_t *tmp =
+        order ? realloc(s->tmp, (2 * cap + 1) * sizeof *tmp) : NULL; /* sort scratch, run bounds */
     if (tmp) s->tmp = tmp;
     uint32_t *slots = tmp ? malloc(2 * cap * sizeof *slots) : NULL;
     if (!slots) return -1;
@@ -159,7 +161,10 @@ static int group_before(const grouper *s, uint32_t a, uint32_t b) {
     return cmp_keys(&s->g[a], &s->g[b]) < 0;
 }
 
-/* Sorts the groups by the sort events (bottom-up merge sort). -2: a derived cost overflows. */
+#define GROUP_BEFORE(s, a, b) group_before((s), *(a), *(b))
+DEFINE_MERGE_SORT(sort_groups_by, uint32_t, const grouper *, GROUP_BEFORE)
+
+/* Sorts the groups by the sort events. -2: a derived cost overflows. */
 static int sort_groups(grouper *s) {
     size_t n = s->n;
     for (size_t i = 0; i < n; i++) {
@@ -168,18 +173,7 @@ static int sort_groups(grouper *s) {
             if (cg_cost_of(s->p, &s->costs[i * s->width], s->sort[k], &s->keys[i * s->nsort + k]))
                 return -2;
     }
-    uint32_t *v = s->order, *tmp = s->tmp;
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n;
-            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) tmp[k++] = group_before(s, v[j], v[i]) ? v[j++] : v[i++];
-            while (i < mid) tmp[k++] = v[i++];
-            while (j < hi) tmp[k++] = v[j++];
-        }
-        memcpy(v, tmp, n * sizeof *v);
-    }
+    sort_groups_by(s, s->order, s->tmp, s->tmp + n, n);
     return 0;
 }
 

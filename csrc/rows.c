@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "callgrind.h"
+#include "msort.h"
 #include "report.h"
 
 typedef struct row {
@@ -413,20 +414,8 @@ static int before(const sort_ctx *c, uint32_t a, uint32_t b) {
     return strcmp(c->r->rows[a].object, c->r->rows[b].object) < 0;
 }
 
-/* Bottom-up merge sort: stable, no recursion. */
-static void sort_order(const sort_ctx *c, uint32_t *v, uint32_t *tmp, size_t n) {
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n;
-            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) tmp[k++] = before(c, v[j], v[i]) ? v[j++] : v[i++];
-            while (i < mid) tmp[k++] = v[i++];
-            while (j < hi) tmp[k++] = v[j++];
-        }
-        memcpy(v, tmp, n * sizeof *v);
-    }
-}
+#define ROW_BEFORE(c, a, b) before((c), *(a), *(b))
+DEFINE_MERGE_SORT(sort_order, uint32_t, const sort_ctx *, ROW_BEFORE)
 
 /* callgrind_annotate's threshold, checked before each row: stop once, for every sort event,
  * the share reached is at least its threshold. The share of self listings is the sum of the
@@ -445,7 +434,7 @@ int cg_rows_select(cg_rows *r, const cg_rows_query *q, cg_error *err) {
     size_t n = r->n, w = r->width;
     free(r->order);
     r->order = malloc((n ? n : 1) * sizeof *r->order);
-    uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    uint32_t *tmp = malloc((2 * n + 1) * sizeof *tmp); /* the sort's scratch, then its run bounds */
     cg_cost *keys = malloc((n * q->nsort + 1) * sizeof *keys);
     cg_cost totals[CG_MAX_EVENTS], covered[CG_MAX_EVENTS];
     int rc = r->order && tmp && keys ? 0 : fail(err, CG_ERR_NOMEM, "out of memory");
@@ -463,7 +452,7 @@ int cg_rows_select(cg_rows *r, const cg_rows_query *q, cg_error *err) {
     }
     if (rc == 0) {
         sort_ctx c = {r, keys, q->nsort};
-        sort_order(&c, r->order, tmp, n);
+        sort_order(&c, r->order, tmp, tmp + n, n);
         size_t shown = 0;
         for (; shown < n && shown < q->limit; shown++) {
             if (!q->all && reached(q, covered, totals)) break;
