@@ -115,6 +115,7 @@ int push_line_costs(lua_State *L, cg_profile *p, size_t ev, const char *only, si
 extern const luaL_Reg load_functions[];  /* load.c */
 extern const luaL_Reg async_functions[]; /* async.c */
 extern const luaL_Reg rows_functions[];  /* rows.c */
+extern const luaL_Reg rank_functions[];  /* rank.c */
 /* Creates the metatable of background loads (async.c). */
 void register_async(lua_State *L);
 extern const luaL_Reg flame_functions[]; /* flame.c */

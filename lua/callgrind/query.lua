@@ -1,7 +1,10 @@
 -- callgrind.query: the iteration helpers scripts reach for first — the hottest functions by any
 -- event, with a limit, a threshold and a filter; costs grouped by source file and by object;
--- every function of a name. Built on the public userdata API only. `callgrind` installs them as
--- profile methods: prof:top{...}, prof:by_file(ev), prof:by_object(ev), prof:find_all(name).
+-- every function of a name. Built on the public userdata API and core.rank. `callgrind`
+-- installs them as profile methods: prof:top{...}, prof:by_file(ev), prof:by_object(ev),
+-- prof:find_all(name).
+local core = require "callgrind.core"
+
 local query = {}
 
 --- Whether `value` is a profile (a loaded one, open or closed).
@@ -128,13 +131,6 @@ function query.cut(list, total, threshold, cost_of, inclusive)
   return kept
 end
 
-local function by_cost_then_name(a, b)
-  if a.cost ~= b.cost then return a.cost > b.cost end
-  if a.fn.name ~= b.fn.name then return a.fn.name < b.fn.name end
-  if a.fn.file ~= b.fn.file then return a.fn.file < b.fn.file end
-  return a.fn.id < b.fn.id
-end
-
 --- The hottest functions: a list of function objects sorted by decreasing cost.
 --- opts.event (default the first), opts.inclusive (sort by inclusive cost), opts.limit,
 --- opts.threshold (percent of the total to cover, like callgrind_annotate), opts.filter.
@@ -143,18 +139,20 @@ function query.top(prof, opts)
   local ev = query.event(prof, opts.event)
   local match = query.matcher(opts.filter)
   local inclusive = opts.inclusive
+  -- ranked in C; without a filter or a threshold, only the first `limit` come to Lua
+  local plain = opts.filter == nil and opts.threshold == nil
+  local ranked = core.rank(prof, ev, inclusive, plain and opts.limit or nil)
+  if plain then return ranked end
   local entries = {}
-  for fn in prof:functions() do
-    if match(fn) then
-      entries[#entries + 1] = { fn = fn, cost = inclusive and fn:inclusive(ev) or fn:self(ev) }
-    end
+  for _, fn in ipairs(ranked) do
+    if match(fn) then entries[#entries + 1] = fn end
   end
-  table.sort(entries, by_cost_then_name)
-  entries = query.cut(entries, prof:total(ev), opts.threshold, function(e) return e.cost end, inclusive)
+  local cost_of = inclusive and function(fn) return fn:inclusive(ev) end or function(fn) return fn:self(ev) end
+  entries = query.cut(entries, prof:total(ev), opts.threshold, cost_of, inclusive)
   local list = {}
-  for i, e in ipairs(entries) do
+  for i, fn in ipairs(entries) do
     if opts.limit and i > opts.limit then break end
-    list[i] = e.fn
+    list[i] = fn
   end
   return list
 end

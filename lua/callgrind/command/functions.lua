@@ -2,6 +2,7 @@
 -- its call count, file and object, as tab- or comma-separated values or JSON, for spreadsheets
 -- and scripts.
 local options = require "callgrind.command.options"
+local core = require "callgrind.core"
 local json = require "callgrind.json"
 
 local functions = {
@@ -27,16 +28,9 @@ function functions.define(cmd)
 end
 
 -- The functions by decreasing self cost of `event`, then name, file and object.
+-- By decreasing self cost of `event`, then by name, file and object (ranked in C).
 local function sorted_functions(prof, event)
-  local list = {}
-  for fn in prof:functions() do list[#list + 1] = { fn = fn, cost = fn:self(event) } end
-  table.sort(list, function(a, b)
-    if a.cost ~= b.cost then return a.cost > b.cost end
-    if a.fn.name ~= b.fn.name then return a.fn.name < b.fn.name end
-    if a.fn.file ~= b.fn.file then return a.fn.file < b.fn.file end
-    return a.fn.object < b.fn.object
-  end)
-  return list
+  return core.rank(prof, event, false)
 end
 
 ---------------------------------------------------------------------------
@@ -44,8 +38,11 @@ end
 ---------------------------------------------------------------------------
 
 -- A field of tab-separated values: tabs, newlines and backslashes escaped.
+local TSV_ESCAPES = { ["\\"] = "\\\\", ["\t"] = "\\t", ["\n"] = "\\n", ["\r"] = "\\r" }
+
 local function tsv_field(s)
-  return (s:gsub("[\\\t\n\r]", { ["\\"] = "\\\\", ["\t"] = "\\t", ["\n"] = "\\n", ["\r"] = "\\r" }))
+  if not s:find("[\\\t\n\r]") then return s end
+  return (s:gsub("[\\\t\n\r]", TSV_ESCAPES))
 end
 
 -- A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180).
@@ -63,14 +60,11 @@ local function write_table(out, prof, events, list, separator, field)
   local lines = {}
   for i, h in ipairs(header) do header[i] = field(h) end
   lines[1] = table.concat(header, separator)
-  for _, entry in ipairs(list) do
-    local fn = entry.fn
-    local row = { field(fn.name), field(fn.file), field(fn.object), fn:exact("called") }
-    for _, ev in ipairs(events) do
-      row[#row + 1] = fn:exact("self", ev)
-      row[#row + 1] = fn:exact("inclusive", ev)
-    end
-    lines[#lines + 1] = table.concat(row, separator)
+  -- the numbers of every row made in C: called, then self and inclusive of each event
+  local numbers = core.cost_text(prof, list, events, separator)
+  for i, fn in ipairs(list) do
+    lines[i + 1] = field(fn.name) .. separator .. field(fn.file) .. separator .. field(fn.object) .. separator
+      .. numbers[i]
   end
   out:write(table.concat(lines, "\n"), "\n")
 end
@@ -89,8 +83,7 @@ local function write_json(out, events, list)
   local names = {}
   for i, ev in ipairs(events) do names[i] = json.string(ev) end
   out:write('{"events": [', table.concat(names, ", "), '],\n "functions": [')
-  for i, entry in ipairs(list) do
-    local fn = entry.fn
+  for i, fn in ipairs(list) do
     out:write(i == 1 and "\n  " or ",\n  ", "{",
       '"name": ', json.string(fn.name), ', "file": ', json.string(fn.file),
       ', "object": ', json.string(fn.object), ', "called": ', fn:exact("called"),
