@@ -140,6 +140,23 @@ int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw) {
     return 1;
 }
 
+int line_reader_next_file(line_reader *r) {
+    if (!r->remaining) return 0;
+    const unsigned char *p = r->data + r->pos;
+    unsigned header = *p++;
+    uint64_t n = header >> 1, v;
+    if (n == K_ESCAPE) p = get_varint(p, &n);
+    if (header & 1) {
+        p = get_varint(p, &v);
+        r->file = (uint32_t)v;
+    }
+    /* the address and line steps and the costs: as many bytes without the high bit */
+    for (uint64_t left = n + 2; left; p++) left -= !(*p & 0x80);
+    r->pos = (size_t)(p - r->data);
+    r->remaining--;
+    return 1;
+}
+
 /* ---- compaction ---- */
 
 typedef struct key {
