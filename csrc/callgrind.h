@@ -259,6 +259,11 @@ const char *cg_file_index_name(const cg_file_index *x, size_t k);      /* strcmp
 size_t cg_file_index_find(const cg_file_index *x, const char *name);   /* k or CG_NONE */
 size_t cg_file_index_function_count(const cg_file_index *x, size_t k); /* functions there */
 size_t cg_file_index_function(const cg_file_index *x, size_t k, size_t i);
+/* What the i-th function of file k has there: CG_IN_CALLS, only call sites (no record to read);
+ * CG_IN_LINE, every one of its records, all on one line (*line, when line is not NULL), so
+ * that its self cost is that line's; CG_IN_RECORDS, records to read. */
+enum { CG_IN_CALLS = 0, CG_IN_LINE = 1, CG_IN_RECORDS = 2 };
+int cg_file_index_function_kind(const cg_file_index *x, size_t k, size_t i, uint64_t *line);
 
 /* The self cost of event `ev` per source line over the records of functions [first, stop)
  * (all: 0, cg_function_count), only those in `file` when it is not NULL: one sum per (file,

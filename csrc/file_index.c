@@ -1,8 +1,11 @@
 /* file_index.c - which functions have code in each source file: the functions with line records
  * in the file (their own or inlined there) or calls made from it. Built by one walk over every
- * function's record stream that decodes only the file changes (line_reader_next_file) and over
+ * function's record stream that decodes only files and lines (line_reader_next_file) and over
  * its calls, on the first question, and kept with the profile, so that what one file shows (an
- * editor's buffer, one annotated file) reads only the records of those functions. */
+ * editor's buffer, one annotated file) reads only the records of those functions. Each entry
+ * also says whether the function's records need reading there at all: not for a function that
+ * only calls from the file, and not for one whose records all lie on one line of it (code
+ * without line information: `???`, line 0), whose self cost is that line's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,9 +17,11 @@
 struct cg_file_index {
     const cg_profile *p;
     size_t nfiles;
-    uint32_t *file;  /* string id of each file, by name */
-    uint32_t *begin; /* nfiles + 1 offsets into fns */
-    uint32_t *fns;   /* each file's functions, in increasing order */
+    uint32_t *file;      /* string id of each file, by name */
+    uint32_t *begin;     /* nfiles + 1 offsets into fns */
+    uint32_t *fns;       /* each file's functions, in increasing order */
+    unsigned char *kind; /* per entry of fns: CG_IN_* */
+    uint64_t *line;      /* per entry: the line of a CG_IN_LINE function */
 };
 
 void file_index_free(cg_file_index *x) {
@@ -24,6 +29,8 @@ void file_index_free(cg_file_index *x) {
     free(x->file);
     free(x->begin);
     free(x->fns);
+    free(x->kind);
+    free(x->line);
     free(x);
 }
 
@@ -33,6 +40,8 @@ DEFINE_MERGE_SORT(sort_by_name, uint32_t, const strtab *, NAME_BEFORE)
 
 typedef struct pair {
     uint32_t file, fn;
+    int kind;
+    uint64_t line;
 } pair;
 
 typedef struct builder {
@@ -42,7 +51,7 @@ typedef struct builder {
     size_t n, cap;
 } builder;
 
-static int note(builder *b, uint32_t file, uint32_t fn) {
+static int note(builder *b, uint32_t file, uint32_t fn, int kind) {
     if (b->stamp[file] == fn) return 0;
     b->stamp[file] = fn;
     if (b->n == b->cap) {
@@ -52,7 +61,7 @@ static int note(builder *b, uint32_t file, uint32_t fn) {
         b->pairs = pairs;
         b->cap = cap;
     }
-    b->pairs[b->n++] = (pair){file, fn};
+    b->pairs[b->n++] = (pair){file, fn, kind, 0};
     b->count[file]++;
     return 0;
 }
@@ -68,22 +77,33 @@ static cg_file_index *build(const cg_profile *p) {
         line_reader r;
         line_reader_init(&r, &p->line_stores[fn]);
         uint32_t last = UINT32_MAX;
+        size_t first = b.n;
+        uint64_t line = 0;
+        int one_line = 1; /* every record so far on one line of one file */
         while (rc == 0 && line_reader_next_file(&r)) {
+            if (last != UINT32_MAX && (r.file != last || r.line != line)) one_line = 0;
+            line = r.line;
             if (r.file == last) continue;
             last = r.file;
-            rc = note(&b, r.file, (uint32_t)fn);
+            rc = note(&b, r.file, (uint32_t)fn, CG_IN_RECORDS);
+        }
+        if (rc == 0 && last != UINT32_MAX && one_line) {
+            b.pairs[first].kind = CG_IN_LINE;
+            b.pairs[first].line = line;
         }
         for (size_t i = 0, n = cg_function_callee_count(p, fn); rc == 0 && i < n; i++)
-            rc = note(&b, p->calls[cg_function_callee(p, fn, i)].file, (uint32_t)fn);
+            rc = note(&b, p->calls[cg_function_callee(p, fn, i)].file, (uint32_t)fn, CG_IN_CALLS);
     }
     if (rc == 0) {
         for (size_t id = 0; id < nstr; id++) x->nfiles += b.count[id] != 0;
         x->file = malloc((x->nfiles + 1) * sizeof *x->file);
         x->begin = malloc((x->nfiles + 1) * sizeof *x->begin);
         x->fns = malloc((b.n + 1) * sizeof *x->fns);
+        x->kind = malloc(b.n + 1);
+        x->line = malloc((b.n + 1) * sizeof *x->line);
         uint32_t *tmp = malloc((x->nfiles + 1) * sizeof *tmp);
         uint32_t *bounds = malloc((x->nfiles + 1) * sizeof *bounds);
-        rc = x->file && x->begin && x->fns && tmp && bounds ? 0 : -1;
+        rc = x->file && x->begin && x->fns && x->kind && x->line && tmp && bounds ? 0 : -1;
         if (rc == 0) {
             size_t k = 0;
             for (size_t id = 0; id < nstr; id++)
@@ -98,7 +118,12 @@ static cg_file_index *build(const cg_profile *p) {
                 at += b.count[x->file[k]];
             }
             x->begin[x->nfiles] = at;
-            for (size_t i = 0; i < b.n; i++) x->fns[b.stamp[b.pairs[i].file]++] = b.pairs[i].fn;
+            for (size_t i = 0; i < b.n; i++) {
+                uint32_t e = b.stamp[b.pairs[i].file]++;
+                x->fns[e] = b.pairs[i].fn;
+                x->kind[e] = (unsigned char)b.pairs[i].kind;
+                x->line[e] = b.pairs[i].line;
+            }
         }
         free(tmp);
         free(bounds);
@@ -147,4 +172,9 @@ size_t cg_file_index_function_count(const cg_file_index *x, size_t k) {
 }
 size_t cg_file_index_function(const cg_file_index *x, size_t k, size_t i) {
     return x->fns[x->begin[k] + i];
+}
+int cg_file_index_function_kind(const cg_file_index *x, size_t k, size_t i, uint64_t *line) {
+    size_t e = x->begin[k] + i;
+    if (line) *line = x->line[e];
+    return x->kind[e];
 }

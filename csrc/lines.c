@@ -150,8 +150,12 @@ int line_reader_next_file(line_reader *r) {
         p = get_varint(p, &v);
         r->file = (uint32_t)v;
     }
-    /* the address and line steps and the costs: as many bytes without the high bit */
-    for (uint64_t left = n + 2; left; p++) left -= !(*p & 0x80);
+    while (*p++ & 0x80) {
+    } /* the address step */
+    p = get_varint(p, &v);
+    r->line += unzigzag(v);
+    /* the costs: as many bytes without the high bit */
+    for (uint64_t left = n; left; p++) left -= !(*p & 0x80);
     r->pos = (size_t)(p - r->data);
     r->remaining--;
     return 1;

@@ -73,8 +73,9 @@ typedef struct line_reader {
 
 void line_reader_init(line_reader *r, const line_store *s);
 int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw);
-/* Steps over the next record, decoding only its file (r->file): a reader moved by it knows no
- * address or line any more, so it is for walks over files alone. Returns 0 after the last. */
+/* Steps over the next record, decoding only its file and line (r->file, r->line): a reader
+ * moved by it knows no address any more, so it is for walks over files and lines alone.
+ * Returns 0 after the last. */
 int line_reader_next_file(line_reader *r);
 
 #pragma GCC visibility pop

@@ -113,8 +113,26 @@ cg_line_sums *cg_line_sums_build_file(cg_profile *p, size_t ev, const char *file
     size_t k = cg_file_index_find(x, file);
     if (k == CG_NONE) return s; /* no record names that file */
     int64_t only = file_index_string(x, k);
+    int has_lines = (p->positions & CG_POS_LINE) != 0;
     for (size_t i = 0, n = cg_file_index_function_count(x, k); i < n; i++) {
-        if (sum_function(s, cg_file_index_function(x, k, i), only, ev, err)) {
+        uint64_t line;
+        size_t fn = cg_file_index_function(x, k, i);
+        int kind = cg_file_index_function_kind(x, k, i, &line), rc = 0;
+        if (kind == CG_IN_RECORDS) {
+            rc = sum_function(s, fn, only, ev, err);
+        } else if (kind == CG_IN_LINE) {
+            /* every record of the function is on that line: its self cost is the line's */
+            cg_cost v;
+            rc = cg_cost_of(p, cg_function_self(p, fn), ev, &v) != CG_OK;
+            int added = rc ? 0 : add(s, (uint32_t)only, has_lines ? line : 0, v);
+            if (rc || added > 0)
+                set_error(err, CG_ERR_OVERFLOW, 0, "the cost of event '%s' does not fit in 64 bits",
+                          cg_event_name(p, ev));
+            else if (added < 0)
+                set_error(err, CG_ERR_NOMEM, 0, "out of memory");
+            rc = rc || added;
+        }
+        if (rc) {
             cg_line_sums_free(s);
             return NULL;
         }

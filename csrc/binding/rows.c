@@ -451,23 +451,12 @@ static int lines_box_gc(lua_State *L) {
     return 0;
 }
 
-/* The functions with line records or calls in one of `files`, as the profile's file index gives
- * them (built on first use): a userdata on the stack, a flag per function. */
-static unsigned char *functions_in(lua_State *L, cg_profile *p, const char *const *files,
-                                   size_t nfiles) {
+/* The profile's file index (built on first use). */
+static const cg_file_index *file_index(lua_State *L, cg_profile *p) {
     cg_error err;
     const cg_file_index *x = cg_file_index_get(p, &err);
     if (!x) luaL_error(L, "%s", err.message);
-    size_t nfn = cg_function_count(p);
-    unsigned char *only = compat_newuserdata(L, nfn + 1);
-    memset(only, 0, nfn + 1);
-    for (size_t f = 0; f < nfiles; f++) {
-        size_t k = cg_file_index_find(x, files[f]);
-        if (k == CG_NONE) continue;
-        for (size_t i = 0, n = cg_file_index_function_count(x, k); i < n; i++)
-            only[cg_file_index_function(x, k, i)] = 1;
-    }
-    return only;
+    return x;
 }
 
 /* file_lines(prof, files or nil, events) -> { [file] = { [line] = { self = {ev = cost} (lines
@@ -507,8 +496,8 @@ static int l_file_lines(lua_State *L) {
     lua_setmetatable(L, -2);
     int at = lua_gettop(L);
     cg_error err;
-    unsigned char *only = files ? functions_in(L, p, files, nfiles) : NULL;
-    *box = cg_file_lines_build(p, files, files ? nfiles : 0, only, events, nevents, &err);
+    const cg_file_index *x = files ? file_index(L, p) : NULL;
+    *box = cg_file_lines_build(p, files, files ? nfiles : 0, x, events, nevents, &err);
     if (!*box) return luaL_error(L, "%s", err.message);
     const cg_file_lines *f = *box;
     lua_newtable(L);
@@ -565,10 +554,9 @@ static int l_line_totals(lua_State *L) {
     lua_setmetatable(L, -2);
     int at = lua_gettop(L);
     cg_error err;
-    unsigned char *only = file ? functions_in(L, p, &file, 1) : NULL;
-    *box = cg_file_lines_build(p, file ? &file : NULL, file ? 1 : 0, only, NULL, 0, &err);
+    const cg_file_index *x = file ? file_index(L, p) : NULL;
+    *box = cg_file_lines_build(p, file ? &file : NULL, file ? 1 : 0, x, NULL, 0, &err);
     if (!*box) return luaL_error(L, "%s", err.message);
-    if (only) lua_pop(L, 1); /* the flags: the box stays at `at` */
     const cg_file_lines *f = *box;
     lua_newtable(L); /* self */
     lua_newtable(L); /* calls */
