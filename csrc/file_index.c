@@ -1,6 +1,6 @@
 /* file_index.c - which functions have code in each source file: the functions with line records
  * in the file (their own or inlined there) or calls made from it. Built by one walk over every
- * function's record stream that decodes only files and lines (line_reader_next_file) and over
+ * function's record stream that decodes only files and lines (line_store_scan) and over
  * its calls, on the first question, and kept with the profile, so that what one file shows (an
  * editor's buffer, one annotated file) reads only the records of those functions. Each entry
  * also says whether the function's records need reading there at all: not for a function that
@@ -49,6 +49,7 @@ typedef struct builder {
     uint32_t *count; /* per string id: its functions */
     pair *pairs;
     size_t n, cap;
+    uint32_t fn; /* the function being walked */
 } builder;
 
 static int note(builder *b, uint32_t file, uint32_t fn, int kind) {
@@ -66,30 +67,26 @@ static int note(builder *b, uint32_t file, uint32_t fn, int kind) {
     return 0;
 }
 
+static int record_file(void *ctx, uint32_t file) {
+    builder *b = ctx;
+    return note(b, file, b->fn, CG_IN_RECORDS);
+}
+
 static cg_file_index *build(const cg_profile *p) {
     size_t nstr = p->strings.count;
-    builder b = {malloc((nstr + 1) * sizeof *b.stamp), calloc(nstr + 1, sizeof *b.count), NULL, 0,
-                 0};
+    builder b = {
+        malloc((nstr + 1) * sizeof *b.stamp), calloc(nstr + 1, sizeof *b.count), NULL, 0, 0, 0};
     cg_file_index *x = calloc(1, sizeof *x);
     int rc = b.stamp && b.count && x ? 0 : -1;
     if (rc == 0) memset(b.stamp, 0xff, (nstr + 1) * sizeof *b.stamp);
     for (size_t fn = 0; rc == 0 && fn < p->nfns; fn++) {
-        line_reader r;
-        line_reader_init(&r, &p->line_stores[fn]);
-        uint32_t last = UINT32_MAX;
         size_t first = b.n;
-        uint64_t line = 0;
-        int one_line = 1; /* every record so far on one line of one file */
-        while (rc == 0 && line_reader_next_file(&r)) {
-            if (last != UINT32_MAX && (r.file != last || r.line != line)) one_line = 0;
-            line = r.line;
-            if (r.file == last) continue;
-            last = r.file;
-            rc = note(&b, r.file, (uint32_t)fn, CG_IN_RECORDS);
-        }
-        if (rc == 0 && last != UINT32_MAX && one_line) {
+        line_span span;
+        b.fn = (uint32_t)fn;
+        rc = line_store_scan(&p->line_stores[fn], record_file, &b, &span);
+        if (rc == 0 && span.one_line) {
             b.pairs[first].kind = CG_IN_LINE;
-            b.pairs[first].line = line;
+            b.pairs[first].line = span.line;
         }
         for (size_t i = 0, n = cg_function_callee_count(p, fn); rc == 0 && i < n; i++)
             rc = note(&b, p->calls[cg_function_callee(p, fn, i)].file, (uint32_t)fn, CG_IN_CALLS);
