@@ -681,6 +681,16 @@ fl=
     end)
   end)
 
+  it("reads a function once for several files, a file named twice once", function()
+    local core = require "callgrind.core"
+    -- main and work have code in both a.c and b.h
+    local both = core.file_lines(prof, { "b.h", "a.c", "b.h" }, { "Ir" })
+    assert.are.same(core.file_lines(prof, { "a.c" }, { "Ir" })["a.c"], both["a.c"])
+    assert.are.same(core.file_lines(prof, { "b.h" }, { "Ir" })["b.h"], both["b.h"])
+    assert.are.equal(19, both["b.h"][5].self.Ir)
+    assert.are.equal(3, both["a.c"][2].self.Ir)
+  end)
+
   -- Every profile of spec/data and examples/data: each file's forms are the whole-profile forms
   -- restricted to that file.
   local function restricted(by_file, file)
