@@ -55,6 +55,7 @@ typedef struct builder {
 static int note(builder *b, uint32_t file, uint32_t fn, int kind) {
     if (b->stamp[file] == fn) return 0;
     b->stamp[file] = fn;
+    if (b->n == UINT32_MAX) return -1; /* entries are numbered in 32 bits */
     if (b->n == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 1024;
         pair *pairs = realloc(b->pairs, cap * sizeof *pairs);
