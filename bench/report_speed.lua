@@ -39,7 +39,9 @@ local function steps(env)
     { label = "`prof:write`", api = "write", load = 2 },
     { label = "`webgrind.write`", api = "webgrind", load = 2 },
     { label = "`annotate.file_costs` (the costliest file)", api = "file_costs", load = 0.2 },
-    { label = "`annotate.line_totals` (the Neovim plugin's marks)", api = "line_totals", load = 0.2 },
+    { label = "`annotate.line_totals` of the costliest file (the Neovim plugin's marks of a buffer)",
+      api = "line_totals", load = 0.2 },
+    { label = "`annotate.line_totals` (every file)", api = "line_totals_all" },
     { label = "`annotate.costs_by_file` (every file)", api = "costs_by_file" },
     -- the other subcommands, whole runs: within 2x of the load of what they read (issue 13)
     { label = "`callgrind info`, whole run", cmd = command .. " info %s", load = 2 },

@@ -11,7 +11,9 @@
 --   webgrind        callgrind.webgrind.write(prof, OUT)
 --   file_costs      annotate.file_costs(prof, FILE) for the source file of the function with
 --                   the highest self cost (what an editor shows for one buffer)
---   line_totals     annotate.line_totals(prof, 1) (the Neovim plugin's marks)
+--   line_totals     annotate.line_totals(prof, 1, FILE) for that same file (the Neovim
+--                   plugin's marks of one buffer)
+--   line_totals_all annotate.line_totals(prof, 1) (every file)
 --   costs_by_file   annotate.costs_by_file(prof) (every file, every event)
 -- and prints `key value` lines: load_seconds, step_seconds, peak_rss_kb (the process's,
 -- VmHWM), clock (what measured the times), result_bytes (the size of a report's text). Only
@@ -49,7 +51,8 @@ local steps = {
   write = function(prof) assert(prof:write(out_path)) end,
   webgrind = function(prof) assert(callgrind.webgrind.write(prof, out_path)) end,
   file_costs = function(prof, file) callgrind.annotate.file_costs(prof, file) end,
-  line_totals = function(prof) callgrind.annotate.line_totals(prof, 1) end,
+  line_totals = function(prof, file) callgrind.annotate.line_totals(prof, 1, file) end,
+  line_totals_all = function(prof) callgrind.annotate.line_totals(prof, 1) end,
   costs_by_file = function(prof) callgrind.annotate.costs_by_file(prof) end,
 }
 
@@ -61,7 +64,7 @@ local t0 = clock()
 local prof = assert(callgrind.load(path))
 local load_seconds = clock() - t0
 
-local file = step == "file_costs" and top_file(prof) or nil
+local file = (step == "file_costs" or step == "line_totals") and top_file(prof) or nil
 t0 = clock()
 local result = run(prof, file)
 local step_seconds = clock() - t0

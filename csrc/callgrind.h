@@ -245,6 +245,26 @@ void cg_line_cursor_init(cg_line_cursor *c, const cg_profile *p, size_t fn);
 /* Fills *out with the next record and returns 1, or returns 0 after the last. */
 int cg_line_cursor_next(cg_line_cursor *c, cg_line *out);
 
+/* ---- Source files: the functions with code in each ---------------------------------------- */
+
+/* Every source file that has line records (a function's own code, or code inlined there) or
+ * call sites, by name as the profile writes it ("" for records without a file), each with the
+ * functions that have them, in increasing index order. Built by one walk over the records that
+ * decodes their files only, on the first call, and kept with the profile (freed with it); a
+ * load does not build it. NULL with err when out of memory. */
+typedef struct cg_file_index cg_file_index;
+const cg_file_index *cg_file_index_get(cg_profile *p, cg_error *err);
+size_t cg_file_index_count(const cg_file_index *x);                    /* files, by name */
+const char *cg_file_index_name(const cg_file_index *x, size_t k);      /* strcmp order */
+size_t cg_file_index_find(const cg_file_index *x, const char *name);   /* k or CG_NONE */
+size_t cg_file_index_function_count(const cg_file_index *x, size_t k); /* functions there */
+size_t cg_file_index_function(const cg_file_index *x, size_t k, size_t i);
+/* What the i-th function of file k has there: CG_IN_CALLS, only call sites (no record to read);
+ * CG_IN_LINE, every one of its records, all on one line (*line, when line is not NULL), so
+ * that its self cost is that line's; CG_IN_RECORDS, records to read. */
+enum { CG_IN_CALLS = 0, CG_IN_LINE = 1, CG_IN_RECORDS = 2 };
+int cg_file_index_function_kind(const cg_file_index *x, size_t k, size_t i, uint64_t *line);
+
 /* The self cost of event `ev` per source line over the records of functions [first, stop)
  * (all: 0, cg_function_count), only those in `file` when it is not NULL: one sum per (file,
  * line) in order of first appearance, code inlined from another file under that file, line 0
@@ -253,6 +273,9 @@ int cg_line_cursor_next(cg_line_cursor *c, cg_line *out);
 typedef struct cg_line_sums cg_line_sums;
 cg_line_sums *cg_line_sums_build(const cg_profile *p, size_t ev, const char *file, size_t first,
                                  size_t stop, cg_error *err);
+/* The same sums for the lines of one file over every function, reading only the records of the
+ * functions the file index gives for it (cg_file_index_get, built on first use). */
+cg_line_sums *cg_line_sums_build_file(cg_profile *p, size_t ev, const char *file, cg_error *err);
 void cg_line_sums_free(cg_line_sums *s);
 size_t cg_line_sums_count(const cg_line_sums *s);
 const char *cg_line_sums_file(const cg_line_sums *s, size_t i);

@@ -1,6 +1,7 @@
 /* file_lines.c - the costs of source lines for annotated source (see report.h): one pass over
- * every function's line records sums the self cost of each line of the files asked for, every
- * raw event at once; one pass over the calls lists those made from each line. */
+ * the line records (of the functions the file index gives for the files asked for, or of every
+ * function) sums the self cost of each line of the files asked for, every raw event at once;
+ * one pass over the calls lists those made from each line. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -413,8 +414,49 @@ static int sort_callees(cg_file_lines *f, size_t total, const size_t *sort, size
     return rc;
 }
 
+/* With the file index: the functions whose records must be read for the files asked for (a
+ * flag each), and the self cost of those whose records all lie on one line of one of them
+ * added to that line without a read. */
+static int sum_indexed(cg_file_lines *f, const char *const *wanted, size_t nwanted,
+                       const cg_file_index *x) {
+    const cg_profile *p = f->p;
+    int has_lines = (cg_positions(p) & CG_POS_LINE) != 0;
+    unsigned char *only = calloc(cg_function_count(p) + 1, 1);
+    int rc = only ? 0 : -1;
+    for (size_t w = 0; rc == 0 && w < nwanted; w++) {
+        size_t k = cg_file_index_find(x, wanted[w]), seen = 0;
+        for (size_t v = 0; v < w && !seen; v++) seen = strcmp(wanted[v], wanted[w]) == 0;
+        if (k == CG_NONE || seen) continue;
+        for (size_t i = 0, n = cg_file_index_function_count(x, k); rc == 0 && i < n; i++) {
+            uint64_t line;
+            size_t fn = cg_file_index_function(x, k, i);
+            int kind = cg_file_index_function_kind(x, k, i, &line);
+            if (kind == CG_IN_RECORDS) only[fn] = 1;
+            if (kind != CG_IN_LINE) continue;
+            uint32_t file = file_of(f, cg_file_index_name(x, k), wanted, nwanted);
+            if (file >= NOT_WANTED - 1) {
+                rc = -1;
+                break;
+            }
+            fl_file *xf = &f->files[file];
+            uint32_t e = entry_of(xf, f->width, has_lines ? line : 0);
+            if (e == UINT32_MAX) {
+                rc = -1;
+                break;
+            }
+            cg_cost *acc = &xf->costs[(size_t)e * f->width];
+            const cg_cost *self = cg_function_self(p, fn);
+            for (size_t j = 0; j < f->width; j++)
+                if (__builtin_add_overflow(acc[j], self[j], &acc[j])) rc = -2;
+        }
+    }
+    if (rc == 0) rc = sum_records(f, wanted, nwanted, only);
+    free(only);
+    return rc;
+}
+
 cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files, size_t nfiles,
-                                   const unsigned char *only, const size_t *sort, size_t nsort,
+                                   const cg_file_index *index, const size_t *sort, size_t nsort,
                                    cg_error *err) {
     cg_file_lines *f = calloc(1, sizeof *f);
     int rc = f ? 0 : -1;
@@ -423,7 +465,9 @@ cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files
         f->width = cg_raw_event_count(p);
         rc = grow_names(f);
     }
-    if (rc == 0) rc = sum_records(f, files, nfiles, only);
+    if (rc == 0)
+        rc = files && index ? sum_indexed(f, files, nfiles, index)
+                            : sum_records(f, files, nfiles, NULL);
     if (rc == 0) rc = order_lines(f, files, nfiles);
     if (rc == 0) {
         size_t total = 0;

@@ -140,6 +140,43 @@ int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw) {
     return 1;
 }
 
+int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t file), void *ctx,
+                    line_span *span) {
+    const unsigned char *p = s->data;
+    uint32_t file = 0, first_file = 0, last_file = 0;
+    uint64_t line = 0, first_line = 0, v;
+    int one = 1;
+    span->count = s->count;
+    for (uint32_t k = 0; k < s->count; k++) {
+        unsigned header = *p++;
+        uint64_t n = header >> 1;
+        if (n == K_ESCAPE) p = get_varint(p, &n);
+        if (header & 1) {
+            p = get_varint(p, &v);
+            file = (uint32_t)v;
+        }
+        while (*p++ & 0x80) {
+        } /* the address step */
+        p = get_varint(p, &v);
+        line += unzigzag(v);
+        /* the costs: as many bytes without the high bit */
+        for (uint64_t left = n; left; p++) left -= !(*p & 0x80);
+        if (k == 0 || file != last_file) {
+            if (k == 0) first_file = file;
+            last_file = file;
+            if (file_seen(ctx, file)) return -1;
+        }
+        if (k == 0)
+            first_line = line;
+        else if (file != first_file || line != first_line)
+            one = 0;
+    }
+    span->one_line = one && s->count > 0;
+    span->file = first_file;
+    span->line = first_line;
+    return 0;
+}
+
 /* ---- compaction ---- */
 
 typedef struct key {

@@ -73,6 +73,19 @@ typedef struct line_reader {
 
 void line_reader_init(line_reader *r, const line_store *s);
 int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw);
+/* What line_store_scan finds: whether every record lies on one (file, line), which. */
+typedef struct line_span {
+    uint32_t count; /* records */
+    int one_line;   /* all of them on (file, line) */
+    uint32_t file;  /* the first record's */
+    uint64_t line;  /* the first record's */
+} line_span;
+
+/* Walks a stream decoding only files and lines (addresses and costs are stepped over by
+ * counting the bytes that end varints): calls file_seen(ctx, file) for the first record and
+ * at every change of file (stopping with -1 when it returns non-zero), and fills *span. */
+int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t file), void *ctx,
+                    line_span *span);
 
 #pragma GCC visibility pop
 

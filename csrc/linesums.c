@@ -50,8 +50,37 @@ static int64_t file_id(const cg_profile *p, const char *file) {
     return -1;
 }
 
-cg_line_sums *cg_line_sums_build(const cg_profile *p, size_t ev, const char *file, size_t first,
-                                 size_t stop, cg_error *err) {
+/* Adds the records of function `fn` (only those in string id `only` unless it is -1); 0, or
+ * -1 with *err set. */
+static int sum_function(cg_line_sums *s, size_t fn, int64_t only, size_t ev, cg_error *err) {
+    const cg_profile *p = s->p;
+    int has_lines = (p->positions & CG_POS_LINE) != 0;
+    const char *event = cg_event_name(p, ev);
+    cg_cost row[CG_MAX_EVENTS];
+    line_reader r;
+    line_reader_init(&r, &p->line_stores[fn]);
+    while (line_reader_next(&r, row, p->nraw)) {
+        if (only >= 0 && r.file != (uint32_t)only) continue;
+        cg_cost v;
+        if (cg_cost_of(p, row, ev, &v) != CG_OK) {
+            set_error(err, CG_ERR_OVERFLOW, 0, "the cost of event '%s' does not fit in 64 bits",
+                      event);
+            return -1;
+        }
+        int rc = add(s, r.file, has_lines ? r.line : 0, v);
+        if (rc) {
+            if (rc < 0)
+                set_error(err, CG_ERR_NOMEM, 0, "out of memory");
+            else
+                set_error(err, CG_ERR_OVERFLOW, 0,
+                          "the cost of event '%s' on a line does not fit in 64 bits", event);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static cg_line_sums *new_sums(const cg_profile *p, cg_error *err) {
     cg_line_sums *s = calloc(1, sizeof *s);
     if (!s) {
         set_error(err, CG_ERR_NOMEM, 0, "out of memory");
@@ -59,33 +88,53 @@ cg_line_sums *cg_line_sums_build(const cg_profile *p, size_t ev, const char *fil
     }
     s->p = p;
     s->seed = hash_new_seed(s);
+    return s;
+}
+
+cg_line_sums *cg_line_sums_build(const cg_profile *p, size_t ev, const char *file, size_t first,
+                                 size_t stop, cg_error *err) {
+    cg_line_sums *s = new_sums(p, err);
+    if (!s) return NULL;
     int64_t only = file ? file_id(p, file) : -1;
     if (file && only < 0) return s; /* no record names that file */
-    int has_lines = (p->positions & CG_POS_LINE) != 0;
-    const char *event = cg_event_name(p, ev);
-    cg_cost row[CG_MAX_EVENTS];
     for (size_t fn = first; fn < stop && fn < p->nfns; fn++) {
-        line_reader r;
-        line_reader_init(&r, &p->line_stores[fn]);
-        while (line_reader_next(&r, row, p->nraw)) {
-            if (file && r.file != (uint32_t)only) continue;
+        if (sum_function(s, fn, only, ev, err)) {
+            cg_line_sums_free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+cg_line_sums *cg_line_sums_build_file(cg_profile *p, size_t ev, const char *file, cg_error *err) {
+    const cg_file_index *x = cg_file_index_get(p, err);
+    cg_line_sums *s = x ? new_sums(p, err) : NULL;
+    if (!s) return NULL;
+    size_t k = cg_file_index_find(x, file);
+    if (k == CG_NONE) return s; /* no record names that file */
+    int64_t only = file_index_string(x, k);
+    int has_lines = (p->positions & CG_POS_LINE) != 0;
+    for (size_t i = 0, n = cg_file_index_function_count(x, k); i < n; i++) {
+        uint64_t line;
+        size_t fn = cg_file_index_function(x, k, i);
+        int kind = cg_file_index_function_kind(x, k, i, &line), rc = 0;
+        if (kind == CG_IN_RECORDS) {
+            rc = sum_function(s, fn, only, ev, err);
+        } else if (kind == CG_IN_LINE) {
+            /* every record of the function is on that line: its self cost is the line's */
             cg_cost v;
-            if (cg_cost_of(p, row, ev, &v) != CG_OK) {
+            rc = cg_cost_of(p, cg_function_self(p, fn), ev, &v) != CG_OK;
+            int added = rc ? 0 : add(s, (uint32_t)only, has_lines ? line : 0, v);
+            if (rc || added > 0)
                 set_error(err, CG_ERR_OVERFLOW, 0, "the cost of event '%s' does not fit in 64 bits",
-                          event);
-                cg_line_sums_free(s);
-                return NULL;
-            }
-            int rc = add(s, r.file, has_lines ? r.line : 0, v);
-            if (rc) {
-                if (rc < 0)
-                    set_error(err, CG_ERR_NOMEM, 0, "out of memory");
-                else
-                    set_error(err, CG_ERR_OVERFLOW, 0,
-                              "the cost of event '%s' on a line does not fit in 64 bits", event);
-                cg_line_sums_free(s);
-                return NULL;
-            }
+                          cg_event_name(p, ev));
+            else if (added < 0)
+                set_error(err, CG_ERR_NOMEM, 0, "out of memory");
+            rc = rc || added;
+        }
+        if (rc) {
+            cg_line_sums_free(s);
+            return NULL;
         }
     }
     return s;

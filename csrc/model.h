@@ -115,7 +115,14 @@ struct cg_profile {
     char **warnings;
     size_t nwarnings, warnings_cap, max_warnings;
     uint64_t warnings_dropped;
+
+    /* Built on first use by file_index.c (cg_file_index_get), freed with the profile. */
+    cg_file_index *file_index;
 };
+
+/* file_index.c: frees an index; the string id of its k-th file. */
+void file_index_free(cg_file_index *x);
+uint32_t file_index_string(const cg_file_index *x, size_t k);
 
 /* Cost arrays (profile.c): rows grow; the stride of all arrays grows together when a new event
  * appears. */

@@ -72,6 +72,7 @@ void cg_profile_free(cg_profile *p) {
     free(p->line_stores);
     for (size_t i = 0; i < p->nwarnings; i++) free(p->warnings[i]);
     free(p->warnings);
+    file_index_free(p->file_index);
     free(p);
 }
 

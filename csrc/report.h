@@ -78,12 +78,12 @@ typedef struct cg_file_lines cg_file_lines;
 
 /* files: the names as the profile writes them ("" for records without a file); NULL: every
  * file. The callees of a line come by their costs in the `sort` events (highest first), then
- * by "file:name", then by count (sort NULL: in the order of their first call). `only` (one
- * flag per function, or NULL) limits the line records read to those functions': the caller
- * knows which functions have code in the files (the rows of a listing say it). NULL on
- * failure. */
+ * by "file:name", then by count (sort NULL: in the order of their first call). With the
+ * profile's file index (cg_file_index_get) and named files, only the records of the functions
+ * it gives for them are read, and not even those of a function whose records all lie on one
+ * line (its self cost is that line's); NULL: every function's records. NULL on failure. */
 cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files, size_t nfiles,
-                                   const unsigned char *only, const size_t *sort, size_t nsort,
+                                   const cg_file_index *index, const size_t *sort, size_t nsort,
                                    cg_error *err);
 void cg_file_lines_free(cg_file_lines *f);
 size_t cg_file_lines_files(const cg_file_lines *f); /* files that have lines */

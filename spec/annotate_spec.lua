@@ -610,6 +610,135 @@ describe("annotate.line_totals", function()
   end)
 end)
 
+
+describe("one file's lines, from the profile's file index", function()
+  local prof = load(PROFILE)
+
+  -- m.c's main runs code inlined from i.h (through f) and makes its only call from only.h,
+  -- where no line record lies; 0x10 has no file at all.
+  local INDEXED = [[
+version: 1
+positions: line
+events: Ir Dr
+
+fl=m.c
+fn=main
+1 5 1
+fi=only.h
+cfn=f
+calls=2 10
+7 30 3
+fe=m.c
+2 1
+
+fn=f
+10 15 2
+fi=i.h
+11 4
+fe=m.c
+12 11 1
+
+fn=0x10
+fl=
+3 9
+]]
+
+  it("lists every file with line records or call sites, once, by name", function()
+    assert.are.same({ "a.c", "b.h", "r.c" }, prof:source_files())
+    local indexed = load(INDEXED)
+    assert.are.same({ "", "i.h", "m.c", "only.h" }, indexed:source_files())
+  end)
+
+  it("gives one file's sums, worked out by hand", function()
+    -- b.h: line 5 main 4 + work 5 + helper 10, calls to leaf 16 + 8; line 6 helper 20 and its
+    -- call to rec 40; line 30 leaf 8
+    local self, calls = annotate.line_totals(prof, "Ir", "b.h")
+    assert.are.same({ ["b.h"] = { [5] = 19, [6] = 20, [30] = 8 } }, self)
+    assert.are.same({ ["b.h"] = { [5] = 24, [6] = 40 } }, calls)
+    assert.are.same({ ["b.h"] = { [5] = 2, [6] = 4, [30] = 1 } }, prof:line_costs("Dr", "b.h"))
+
+    local indexed = load(INDEXED)
+    -- only.h: no line record, one call line
+    self, calls = annotate.line_totals(indexed, "Ir", "only.h")
+    assert.are.same({}, self)
+    assert.are.same({ ["only.h"] = { [7] = 30 } }, calls)
+    assert.are.same({}, indexed:line_costs("Ir", "only.h"))
+    assert.are.same({ [7] = { self = { Ir = 0 }, calls = { { callee = "f", count = 2, inclusive = { Ir = 30 } } } } },
+      summarize(annotate.file_costs(indexed, "only.h", { "Ir" })))
+    -- i.h: f's inlined line only; m.c: main's and f's own lines
+    self, calls = annotate.line_totals(indexed, "Dr", "i.h")
+    assert.are.same({ ["i.h"] = { [11] = 0 } }, self)
+    assert.are.same({}, calls)
+    assert.are.same({ ["m.c"] = { [1] = 5, [2] = 1, [10] = 15, [12] = 11 } }, indexed:line_costs("Ir", "m.c"))
+    assert.are.same({ [""] = { [3] = 9 } }, indexed:line_costs("Ir", ""))
+    -- a file the profile does not name
+    self, calls = annotate.line_totals(indexed, "Ir", "nowhere.c")
+    assert.are.same({}, self)
+    assert.are.same({}, calls)
+    assert.are.same({}, indexed:line_costs("Ir", "nowhere.c"))
+    assert.has_error(function()
+      annotate.line_totals(indexed, "Ir", 3)
+    end)
+  end)
+
+  it("reads a function once for several files, a file named twice once", function()
+    local core = require "callgrind.core"
+    -- main and work have code in both a.c and b.h
+    local both = core.file_lines(prof, { "b.h", "a.c", "b.h" }, { "Ir" })
+    assert.are.same(core.file_lines(prof, { "a.c" }, { "Ir" })["a.c"], both["a.c"])
+    assert.are.same(core.file_lines(prof, { "b.h" }, { "Ir" })["b.h"], both["b.h"])
+    assert.are.equal(19, both["b.h"][5].self.Ir)
+    assert.are.equal(3, both["a.c"][2].self.Ir)
+  end)
+
+  -- Every profile of spec/data and examples/data: each file's forms are the whole-profile forms
+  -- restricted to that file.
+  local function restricted(by_file, file)
+    return by_file[file] and { [file] = by_file[file] } or {}
+  end
+
+  local function check_profile(p, name)
+    local files = p:source_files()
+    local events = p:events()
+    local whole_costs = annotate.costs_by_file(p)
+    local named = {}
+    for _, ev in ipairs({ events[1], events[#events] }) do
+      local whole_self, whole_calls = annotate.line_totals(p, ev)
+      local whole_lines = p:line_costs(ev)
+      for file in pairs(whole_self) do named[file] = true end
+      for file in pairs(whole_calls) do named[file] = true end
+      for _, file in ipairs(files) do
+        local self, calls = annotate.line_totals(p, ev, file)
+        assert.are.same(restricted(whole_self, file), self, name .. ": " .. file)
+        assert.are.same(restricted(whole_calls, file), calls, name .. ": " .. file)
+        assert.are.same(restricted(whole_lines, file), p:line_costs(ev, file), name .. ": " .. file)
+      end
+    end
+    local listed = {}
+    for _, file in ipairs(files) do listed[file] = true end
+    assert.are.same(named, listed, name)
+    for _, file in ipairs(files) do
+      assert.are.same(whole_costs[file], annotate.file_costs(p, file), name .. ": " .. file)
+    end
+    return #files
+  end
+
+  it("equals the whole-profile forms restricted to each file, on every profile of the data", function()
+    local paths = fixtures.testdata_profiles("")
+    paths[#paths + 1] = "examples/data/sample.callgrind.gz"
+    local checked, files = 0, 0
+    for _, path in ipairs(paths) do
+      local p = callgrind.load(path, { strict = false })
+      if p and #p:events() > 0 then
+        files = files + check_profile(p, path)
+        checked = checked + 1
+        p:close()
+      end
+    end
+    assert.are.equal(#paths, checked)
+    assert.is_true(files >= 1000, files .. " files checked")
+  end)
+end)
 describe("annotate.source", function()
   local prof = load(PROFILE)
   local contents = {

@@ -174,6 +174,22 @@ describe("the Neovim plugin on a hand-written profile", function()
     assert.are.equal(4, f.annotated)
   end)
 
+  it("sums a buffer's file when the buffer is drawn, for its event only", function()
+    local f = findings()
+    -- only main.c was open when the profile loaded
+    assert.are.same({ ["Ir main.c"] = true }, f.summed_after_load)
+    local opened = { ["Ir main.c"] = true, ["Ir " .. dir .. "/abs/util.c"] = true,
+      ["Ir lib/deep.c"] = true, ["Ir inc/fast.h"] = true }
+    assert.are.same(opened, f.summed_after_open)
+    -- another event: every annotated buffer drawn again, each asking for its own file
+    local both = {}
+    for key in pairs(opened) do
+      both[key] = true
+      both["Dr" .. key:sub(3)] = true
+    end
+    assert.are.same(both, f.summed_after_event)
+  end)
+
   it("draws self costs and the inclusive cost of calls, resolving every kind of file name", function()
     local marks = findings().absolute.marks
     -- next to the profile; line 6 lies past the end of the 5-line file

@@ -88,7 +88,10 @@ static void free_line_sums(void *sums) {
 int push_line_costs(lua_State *L, cg_profile *p, size_t ev, const char *only, size_t first,
                     size_t stop) {
     cg_error err;
-    cg_line_sums *sums = cg_line_sums_build(p, ev, only, first, stop, &err);
+    /* one file over every function: only the functions the file index gives */
+    cg_line_sums *sums = only && first == 0 && stop == cg_function_count(p)
+                             ? cg_line_sums_build_file(p, ev, only, &err)
+                             : cg_line_sums_build(p, ev, only, first, stop, &err);
     if (!sums) return luaL_error(L, "%s", err.message);
     push_collected(L, sums, free_line_sums); /* freed even if making the tables fails */
     lua_newtable(L);
@@ -123,6 +126,22 @@ static int profile_line_costs(lua_State *L) {
     size_t ev = check_event(L, p, 2);
     const char *only = luaL_optstring(L, 3, NULL);
     return push_line_costs(L, p, ev, only, 0, cg_function_count(p));
+}
+
+/* prof:source_files(): { file, ... }, every source file with line records or call sites, each
+ * once, in byte order of the names, from the profile's file index (built on first use). */
+static int profile_source_files(lua_State *L) {
+    cg_profile *p = check_profile(L, 1);
+    cg_error err;
+    const cg_file_index *x = cg_file_index_get(p, &err);
+    if (!x) return luaL_error(L, "%s", err.message);
+    size_t n = cg_file_index_count(x);
+    lua_createtable(L, (int)n, 0);
+    for (size_t k = 0; k < n; k++) {
+        lua_pushstring(L, cg_file_index_name(x, k));
+        lua_rawseti(L, -2, (int)k + 1);
+    }
+    return 1;
 }
 
 static int profile_find(lua_State *L) {
@@ -299,14 +318,21 @@ int profile_close(lua_State *L) {
     return 0;
 }
 
-const luaL_Reg profile_methods[] = {
-    {"events", profile_events},       {"event_info", profile_event_info},
-    {"has_event", profile_has_event}, {"total", profile_total},
-    {"functions", profile_functions}, {"find", profile_find},
-    {"stats", profile_stats},         {"warnings", profile_warnings},
-    {"sections", profile_sections},   {"cycles", profile_cycles},
-    {"positions", profile_positions}, {"line_costs", profile_line_costs},
-    {"close", profile_close},         {NULL, NULL}};
+const luaL_Reg profile_methods[] = {{"events", profile_events},
+                                    {"event_info", profile_event_info},
+                                    {"has_event", profile_has_event},
+                                    {"total", profile_total},
+                                    {"functions", profile_functions},
+                                    {"find", profile_find},
+                                    {"stats", profile_stats},
+                                    {"warnings", profile_warnings},
+                                    {"sections", profile_sections},
+                                    {"cycles", profile_cycles},
+                                    {"positions", profile_positions},
+                                    {"line_costs", profile_line_costs},
+                                    {"source_files", profile_source_files},
+                                    {"close", profile_close},
+                                    {NULL, NULL}};
 
 /* __close is set by module.c where the Lua version has it */
 const luaL_Reg profile_meta[] = {

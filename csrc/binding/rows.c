@@ -451,39 +451,12 @@ static int lines_box_gc(lua_State *L) {
     return 0;
 }
 
-/* The functions with line records in one of `files`, as the split rows of a listing already
- * built on this profile say (a userdata on the stack, a flag per function); NULL when no
- * listing was built: every function's records are read then. */
-static unsigned char *functions_in(lua_State *L, const cg_profile *p, const char *const *files,
-                                   size_t nfiles) {
-    lua_getfield(L, LUA_REGISTRYINDEX, ROWS_CACHE);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        return NULL;
-    }
-    lua_pushvalue(L, 1);
-    lua_rawget(L, -2);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 2);
-        return NULL;
-    }
-    lua_rawgeti(L, -1, CG_ROWS_SPLIT + 1);
-    cg_rows **box = lua_isnil(L, -1) ? NULL : lua_touserdata(L, -1);
-    const cg_rows *r = box ? *box : NULL;
-    lua_pop(L, 3);
-    if (!r) return NULL;
-    size_t nfn = cg_function_count(p);
-    unsigned char *only = compat_newuserdata(L, nfn + 1);
-    memset(only, 0, nfn + 1);
-    for (size_t i = 0, n = cg_rows_count(r); i < n; i++) {
-        const char *file = cg_row_file(r, i);
-        int wanted = 0;
-        for (size_t k = 0; k < nfiles && !wanted; k++) wanted = strcmp(files[k], file) == 0;
-        if (!wanted) continue;
-        for (size_t k = 0, m = cg_row_function_count(r, i); k < m; k++)
-            only[cg_row_function(r, i, k)] = 1;
-    }
-    return only;
+/* The profile's file index (built on first use). */
+static const cg_file_index *file_index(lua_State *L, cg_profile *p) {
+    cg_error err;
+    const cg_file_index *x = cg_file_index_get(p, &err);
+    if (!x) luaL_error(L, "%s", err.message);
+    return x;
 }
 
 /* file_lines(prof, files or nil, events) -> { [file] = { [line] = { self = {ev = cost} (lines
@@ -523,8 +496,8 @@ static int l_file_lines(lua_State *L) {
     lua_setmetatable(L, -2);
     int at = lua_gettop(L);
     cg_error err;
-    unsigned char *only = files ? functions_in(L, p, files, nfiles) : NULL;
-    *box = cg_file_lines_build(p, files, files ? nfiles : 0, only, events, nevents, &err);
+    const cg_file_index *x = files ? file_index(L, p) : NULL;
+    *box = cg_file_lines_build(p, files, files ? nfiles : 0, x, events, nevents, &err);
     if (!*box) return luaL_error(L, "%s", err.message);
     const cg_file_lines *f = *box;
     lua_newtable(L);
@@ -563,12 +536,15 @@ static int l_file_lines(lua_State *L) {
     return 1;
 }
 
-/* line_totals(prof, ev) -> self, calls: { [file] = { [line] = self cost } } for the lines
- * with line records, and { [file] = { [line] = inclusive cost of its calls } } for the lines
- * that make calls (recursive calls counted only where the line makes no other call). */
+/* line_totals(prof, ev[, file]) -> self, calls: { [file] = { [line] = self cost } } for the
+ * lines with line records, and { [file] = { [line] = inclusive cost of its calls } } for the
+ * lines that make calls (recursive calls counted only where the line makes no other call); with
+ * `file`, that file only, from the records of the functions the file index gives for it. */
 static int l_line_totals(lua_State *L) {
     cg_profile *p = check_profile(L, 1);
     size_t ev = check_event(L, p, 2);
+    const char *file = luaL_optstring(L, 3, NULL);
+    lua_settop(L, 3);
     cg_file_lines **box = compat_newuserdata(L, sizeof *box);
     *box = NULL;
     if (luaL_newmetatable(L, LINES_BOX)) {
@@ -578,7 +554,8 @@ static int l_line_totals(lua_State *L) {
     lua_setmetatable(L, -2);
     int at = lua_gettop(L);
     cg_error err;
-    *box = cg_file_lines_build(p, NULL, 0, NULL, NULL, 0, &err);
+    const cg_file_index *x = file ? file_index(L, p) : NULL;
+    *box = cg_file_lines_build(p, file ? &file : NULL, file ? 1 : 0, x, NULL, 0, &err);
     if (!*box) return luaL_error(L, "%s", err.message);
     const cg_file_lines *f = *box;
     lua_newtable(L); /* self */

@@ -49,9 +49,13 @@ end
 --- self = { [file] = { [line] = self cost } } (prof:line_costs), and
 --- calls = { [file] = { [line] = inclusive cost } } for the lines that make calls: the sum of
 --- what file_costs lists for them, summed by the core (core.line_totals) without a table per
---- call or per callee.
-function annotate.line_totals(prof, event)
-  return core.line_totals(prof, prof:event_info(event).index)
+--- call or per callee. With `file` (the name as the profile writes it), that file only: the
+--- core reads only the records of the functions with code there (an editor's buffer).
+function annotate.line_totals(prof, event, file)
+  if file ~= nil and type(file) ~= "string" then
+    error("bad argument #3 to 'line_totals' (string expected, got " .. type(file) .. ")", 2)
+  end
+  return core.line_totals(prof, prof:event_info(event).index, file)
 end
 
 --- The text of a source file the profile names: the name as written (absolute, or relative to

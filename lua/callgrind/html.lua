@@ -151,8 +151,8 @@ end
 local split_lines = source_files.split_lines
 
 -- Sources of the functions' files, hottest functions first, up to max_bytes in all; per line
--- the self and call costs of every event (annotate.line_totals, whole-file sums as the
--- annotated source shows them). Returns { [file index] = {...} } and the number of readable
+-- the self and call costs of every event (annotate.line_totals of each file read, whole-file
+-- sums as the annotated source shows them). Returns { [file index] = {...} } and the number of readable
 -- files left out for the size.
 local function sources(prof, fns, events, intern, o)
   local include = o.include or {}
@@ -176,17 +176,14 @@ local function sources(prof, fns, events, intern, o)
   end
   local out = {}
   if #order == 0 then return out, skipped end
-  local per_event = {}
-  for i, ev in ipairs(events) do
-    local self, calls = require("callgrind.annotate").line_totals(prof, ev)
-    per_event[i] = { self = self, calls = calls }
-  end
+  local annotate = require "callgrind.annotate"
   for _, file in ipairs(order) do
     local costs = {}
     local lines = {}
-    for i = 1, #events do
-      local self = per_event[i].self[file] or {}
-      local calls = per_event[i].calls[file] or {}
+    for i, ev in ipairs(events) do
+      local by_file, calls_by_file = annotate.line_totals(prof, ev, file)
+      local self = by_file[file] or {}
+      local calls = calls_by_file[file] or {}
       for line, cost in pairs(self) do
         if not lines[line] then lines[line] = true end
         costs[line] = costs[line] or {}

@@ -230,9 +230,84 @@ static void test_line_sums_and_header_fields(void) {
     cg_profile_free(p);
 }
 
+/* The file index: which functions have code in each file, and whether their records need
+ * reading there. */
+static void test_file_index(void) {
+    const char text[] = "events: Ir\n"
+                        "fl=a.c\n"
+                        "fn=main\n"
+                        "3 10\n"
+                        "4 5\n"
+                        "fi=b.h\n"
+                        "3 7\n"
+                        "fe=a.c\n"
+                        "3 1\n"
+                        "fi=d.h\n"
+                        "cfl=c.c\n"
+                        "cfn=leaf\n"
+                        "calls=1 9\n"
+                        "5 2\n"
+                        "fn=other\n"
+                        "3 100\n"
+                        "fl=c.c\n"
+                        "fn=leaf\n"
+                        "9 2\n";
+    cg_error err;
+    cg_profile *p = cg_load_buffer(text, sizeof text - 1, "in", NULL, &err);
+    CHECK(p != NULL);
+    if (!p) return;
+    const cg_file_index *x = cg_file_index_get(p, &err);
+    CHECK(x != NULL);
+    CHECK(x == cg_file_index_get(p, &err)); /* built once */
+    CHECK_INT(4, cg_file_index_count(x));
+    CHECK_STR("a.c", cg_file_index_name(x, 0));
+    CHECK_STR("b.h", cg_file_index_name(x, 1));
+    CHECK_STR("c.c", cg_file_index_name(x, 2));
+    CHECK_STR("d.h", cg_file_index_name(x, 3));
+    CHECK(cg_file_index_find(x, "absent.c") == CG_NONE);
+    size_t main_fn = cg_find_function(p, "main", NULL, NULL, CG_NONE);
+    size_t other = cg_find_function(p, "other", NULL, NULL, CG_NONE);
+    size_t leaf = cg_find_function(p, "leaf", NULL, NULL, CG_NONE);
+    uint64_t line = 0;
+    size_t k = cg_file_index_find(x, "a.c");
+    CHECK_INT(0, k);
+    CHECK_INT(2, cg_file_index_function_count(x, k));
+    CHECK_INT(main_fn, cg_file_index_function(x, k, 0));
+    CHECK_INT(CG_IN_RECORDS, cg_file_index_function_kind(x, k, 0, &line));
+    CHECK_INT(other, cg_file_index_function(x, k, 1));
+    CHECK_INT(CG_IN_LINE, cg_file_index_function_kind(x, k, 1, &line));
+    CHECK_INT(3, line);
+    k = cg_file_index_find(x, "b.h");
+    CHECK_INT(1, cg_file_index_function_count(x, k));
+    CHECK_INT(CG_IN_RECORDS, cg_file_index_function_kind(x, k, 0, NULL));
+    k = cg_file_index_find(x, "c.c");
+    CHECK_INT(1, cg_file_index_function_count(x, k));
+    CHECK_INT(leaf, cg_file_index_function(x, k, 0));
+    CHECK_INT(CG_IN_LINE, cg_file_index_function_kind(x, k, 0, &line));
+    CHECK_INT(9, line);
+    k = cg_file_index_find(x, "d.h"); /* main's call only */
+    CHECK_INT(1, cg_file_index_function_count(x, k));
+    CHECK_INT(main_fn, cg_file_index_function(x, k, 0));
+    CHECK_INT(CG_IN_CALLS, cg_file_index_function_kind(x, k, 0, NULL));
+
+    cg_line_sums *s = cg_line_sums_build_file(p, 0, "a.c", &err);
+    CHECK(s != NULL);
+    CHECK_INT(2, cg_line_sums_count(s));
+    for (size_t i = 0; i < cg_line_sums_count(s); i++) {
+        CHECK_STR("a.c", cg_line_sums_file(s, i));
+        CHECK_INT(cg_line_sums_line(s, i) == 3 ? 111 : 5, cg_line_sums_cost(s, i));
+    }
+    cg_line_sums_free(s);
+    s = cg_line_sums_build_file(p, 0, "d.h", &err);
+    CHECK_INT(0, cg_line_sums_count(s));
+    cg_line_sums_free(s);
+    cg_profile_free(p);
+}
+
 int main(void) {
     test_extended();
     test_line_sums_and_header_fields();
+    test_file_index();
     test_gzip_buffer();
     test_several_inputs();
     test_errors();

@@ -41,11 +41,21 @@ h.run(function(out)
   out.commands_before_load = vim.fn.exists(":CallgrindTop") == 2
   vim.cmd("CallgrindLoad " .. T .. "/prof/hand.out")
   plugin.wait()
+  -- the (event, file) pairs whose sums the plugin has asked for: { ["Ir main.c"] = true }
+  local function summed()
+    local list = {}
+    for event, by_file in pairs(require("callgrind.nvim.state").current.costs) do
+      for file in pairs(by_file) do list[event .. " " .. file] = true end
+    end
+    return list
+  end
+  out.summed_after_load = summed()
   local util = h.edit(T .. "/link/util.c")
   local deep = h.edit(T .. "/tree/lib/deep.c")
   local fast = h.edit(T .. "/include/inc/fast.h")
   local other = h.edit(T .. "/work/other.c")
   local buffers = { main = main, util = util, deep = deep, fast = fast, other = other }
+  out.summed_after_open = summed()
 
   local function snapshot()
     local shot = { marks = {}, signs = {} }
@@ -71,6 +81,7 @@ h.run(function(out)
   out.bad_format = h.notes_with("not 'decimal'")
 
   vim.cmd("CallgrindEvent Dr")
+  out.summed_after_event = summed()
   out.dr = snapshot()
   vim.cmd("CallgrindTop 3")
   out.top_dr = h.quickfix()

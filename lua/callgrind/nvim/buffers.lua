@@ -10,31 +10,29 @@ local buffers = {}
 
 local GROUP = "callgrind"
 
---- The per-line sums of one event, computed once per profile and event:
---- { self = { [file] = { [line] = cost } }, calls = { [file] = { [line] = inclusive cost } } }.
-function buffers.costs_of(event)
+--- The per-line sums of one event in one of the profile's files, computed when a buffer of
+--- that file is first drawn with that event and kept with the profile:
+--- { self = { [line] = cost }, calls = { [line] = inclusive cost } }. The core reads only the
+--- records of the functions with code in the file (annotate.line_totals with a file).
+function buffers.costs_of(event, name)
   local current = state.current
-  local costs = current.costs[event]
+  local by_file = current.costs[event]
+  if not by_file then
+    by_file = {}
+    current.costs[event] = by_file
+  end
+  local costs = by_file[name]
   if not costs then
-    local self, calls = annotate.line_totals(current.prof, event)
-    costs = { self = self, calls = calls }
-    current.costs[event] = costs
+    local self, calls = annotate.line_totals(current.prof, event, name)
+    costs = { self = self[name] or {}, calls = calls[name] or {} }
+    by_file[name] = costs
   end
   return costs
 end
 
---- Every file name the profile gives a line cost or a call site.
-function buffers.file_names(event)
-  local costs, seen, names = buffers.costs_of(event), {}, {}
-  for _, by_file in ipairs { costs.self, costs.calls } do
-    for name in pairs(by_file) do
-      if not seen[name] then
-        seen[name] = true
-        names[#names + 1] = name
-      end
-    end
-  end
-  return names
+--- Every file name the profile gives a line cost or a call site (prof:source_files).
+function buffers.file_names()
+  return state.current.prof:source_files()
 end
 
 --- The profile's names for a buffer's file ({} for special buffers and unnamed ones).
@@ -46,7 +44,7 @@ end
 -- The lines of the profile files named `names`, summed for one event:
 -- { [line] = { self =, inclusive =, calls = } }.
 local function summed_lines(names, event)
-  local costs, lines = buffers.costs_of(event), {}
+  local lines = {}
   local function line_of(n)
     local line = lines[n]
     if not line then
@@ -56,11 +54,12 @@ local function summed_lines(names, event)
     return line
   end
   for _, name in ipairs(names) do
-    for n, cost in pairs(costs.self[name] or {}) do
+    local costs = buffers.costs_of(event, name)
+    for n, cost in pairs(costs.self) do
       local line = line_of(n)
       line.self = line.self + cost
     end
-    for n, inclusive in pairs(costs.calls[name] or {}) do
+    for n, inclusive in pairs(costs.calls) do
       local line = line_of(n)
       line.inclusive = line.inclusive + inclusive
       line.calls = line.calls + 1

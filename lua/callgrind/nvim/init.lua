@@ -73,7 +73,7 @@ local function replace_profile(prof, path, event)
   local previous = state.current
   local current = { prof = prof, path = path, event = event, costs = {}, drawn = {}, annotated = {} }
   state.current = current
-  current.resolver = resolve.new(buffers.file_names(event), path, state.options.source_dirs)
+  current.resolver = resolve.new(buffers.file_names(), path, state.options.source_dirs)
   if previous then
     if previous.path == path then
       current.watcher = previous.watcher

@@ -9,7 +9,7 @@ local state = {
   format = options.format, -- "absolute" or "percent"
   generation = 0, -- successful loads so far
   revision = 0, -- changes of what buffers show; a buffer drawn at the current one is up to date
-  -- The loaded profile, or nil: { prof =, path =, event =, costs = { [event] = buffers.costs_of },
+  -- The loaded profile, or nil: { prof =, path =, event =, costs = { [event] = { [file] = buffers.costs_of } },
   -- resolver =, spans =, watcher =, drawn = { [buf] = revision }, annotated = { [buf] = true } }
   current = nil,
   -- The load running in the background, or nil (callgrind.nvim.loading).
