@@ -42,6 +42,7 @@ setup(function()
   fixtures.write(path("b.out"), "events: Ir\nfl=a.c\nfn=main\n1 10\ncfn=work\ncalls=2 5\n2 90\nfn=work\n5 90\n")
   fixtures.write(path("text.out"), "Dear reader,\nthis is not a profile.\n")
   fixtures.write(path("quoted.out"), 'events: Ir Dr\nfl=q.c\nfn=f(a, "b")\n1 7 2\n')
+  fixtures.write(path("escaped.out"), 'events: Ir\nfl=dir\\q.c\nfn=f\tg\\h\n1 7\n')
 end)
 
 teardown(function() command.cleanup() end)
@@ -409,6 +410,12 @@ describe("callgrind functions", function()
     assert.equal("name\tfile\tobject\tcalled\tIr self\tIr inclusive", lines[1])
     assert.equal("main\texamples/data/sample.c\t./sample\t1\t1859688\t4852108", lines[2])
     assert.equal(1 + 264, #lines)
+  end)
+
+  it("escapes backslashes and tabs in tab-separated fields", function()
+    local out, err, status = command.run { "functions", path("escaped.out") }
+    assert.equal(0, status, err)
+    assert.equal('name\tfile\tobject\tcalled\tIr self\tIr inclusive\nf\\tg\\\\h\tdir\\\\q.c\t\t0\t7\t7\n', out)
   end)
 
   it("quotes CSV fields as RFC 4180 says", function()

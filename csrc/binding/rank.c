@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../rank.h"
 #include "binding.h"
@@ -29,16 +30,49 @@ static int l_rank(lua_State *L) {
     return 1;
 }
 
-/* cost_text(prof, fns, events, separator) -> { text, ... }: for each function of the list, its
- * called count, then its self and inclusive cost of each event, exact decimal numbers joined
- * by `separator`: the numeric columns of `callgrind functions`, made without a Lua string per
- * number. */
+/* A name as a field of tab-separated values: backslash, tab, newline and carriage return as
+ * \\, \t, \n and \r. */
+static void add_tsv_field(luaL_Buffer *b, const char *s) {
+    for (; *s; s++) {
+        const char *escape = *s == '\\'   ? "\\\\"
+                             : *s == '\t' ? "\\t"
+                             : *s == '\n' ? "\\n"
+                             : *s == '\r' ? "\\r"
+                                          : NULL;
+        if (escape)
+            luaL_addlstring(b, escape, 2);
+        else
+            luaL_addchar(b, *s);
+    }
+}
+
+/* A name as a CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma, a quote or
+ * a line break. */
+static void add_csv_field(luaL_Buffer *b, const char *s) {
+    if (!strpbrk(s, ",\"\r\n")) {
+        luaL_addstring(b, s);
+        return;
+    }
+    luaL_addchar(b, '"');
+    for (; *s; s++) {
+        if (*s == '"') luaL_addchar(b, '"');
+        luaL_addchar(b, *s);
+    }
+    luaL_addchar(b, '"');
+}
+
+/* cost_text(prof, fns, events, separator[, names]) -> { text, ... }: for each function of the
+ * list, its called count, then its self and inclusive cost of each event, exact decimal numbers
+ * joined by `separator`; with names "tsv" or "csv", its name, file and object first, as fields
+ * of that format. The rows of `callgrind functions`, made without a Lua string per value. */
 static int l_cost_text(lua_State *L) {
     cg_profile *p = open_profile(L, check_box(L, 1));
     luaL_checktype(L, 2, LUA_TTABLE);
     luaL_checktype(L, 3, LUA_TTABLE);
     size_t seplen;
     const char *sep = luaL_checklstring(L, 4, &seplen);
+    static const char *const name_forms[] = {"none", "tsv", "csv", NULL};
+    int names = luaL_checkoption(L, 5, "none", name_forms);
     size_t events[CG_MAX_EVENTS], nevents = (size_t)compat_rawlen(L, 3);
     if (nevents > CG_MAX_EVENTS) return luaL_argerror(L, 3, "too many events");
     for (size_t e = 0; e < nevents; e++) {
@@ -54,6 +88,14 @@ static int l_cost_text(lua_State *L) {
         size_t fn = check_handle(L, -1, UP_FUNCTION)->index;
         lua_pop(L, 1);
         luaL_buffinit(L, &b);
+        if (names) {
+            const char *fields[3] = {cg_function_name(p, fn), cg_function_file(p, fn),
+                                     cg_function_object(p, fn)};
+            for (int k = 0; k < 3; k++) {
+                (names == 1 ? add_tsv_field : add_csv_field)(&b, fields[k]);
+                luaL_addlstring(&b, sep, seplen);
+            }
+        }
         char num[24];
         luaL_addlstring(&b, num,
                         (size_t)snprintf(num, sizeof num, "%" PRIu64, cg_function_called(p, fn)));

@@ -51,7 +51,7 @@ local function csv_field(s)
   return '"' .. s:gsub('"', '""') .. '"'
 end
 
-local function write_table(out, prof, events, list, separator, field)
+local function write_table(out, prof, events, list, separator, field, form)
   local header = { "name", "file", "object", "called" }
   for _, ev in ipairs(events) do
     header[#header + 1] = ev .. " self"
@@ -60,12 +60,10 @@ local function write_table(out, prof, events, list, separator, field)
   local lines = {}
   for i, h in ipairs(header) do header[i] = field(h) end
   lines[1] = table.concat(header, separator)
-  -- the numbers of every row made in C: called, then self and inclusive of each event
-  local numbers = core.cost_text(prof, list, events, separator)
-  for i, fn in ipairs(list) do
-    lines[i + 1] = field(fn.name) .. separator .. field(fn.file) .. separator .. field(fn.object) .. separator
-      .. numbers[i]
-  end
+  -- every row made in C: name, file and object as fields of the format, called, then self and
+  -- inclusive of each event (the header's fields, event names, are escaped here alike)
+  local rows = core.cost_text(prof, list, events, separator, form)
+  for i, row in ipairs(rows) do lines[i + 1] = row end
   out:write(table.concat(lines, "\n"), "\n")
 end
 
@@ -99,9 +97,9 @@ function functions.run(args, ctx)
   if args.format == "json" then
     write_json(ctx.out, events, list)
   elseif args.format == "csv" then
-    write_table(ctx.out, prof, events, list, ",", csv_field)
+    write_table(ctx.out, prof, events, list, ",", csv_field, "csv")
   else
-    write_table(ctx.out, prof, events, list, "\t", tsv_field)
+    write_table(ctx.out, prof, events, list, "\t", tsv_field, "tsv")
   end
 end
 
