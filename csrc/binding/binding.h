@@ -86,6 +86,17 @@ void push_cost_table(lua_State *L, const cg_profile *p, const cg_cost *row);
  * Lua values are made, so that an error there leaks nothing. */
 void push_collected(lua_State *L, void *ptr, void (*release)(void *));
 
+/* Text that a C writer hands to a sink a piece at a time, gathered in one growing buffer that
+ * the collector frees (push_text_buffer pushes its box), then pushed as one Lua string. */
+typedef struct text_buffer {
+    char *data;
+    size_t len, cap;
+} text_buffer;
+text_buffer *push_text_buffer(lua_State *L);
+/* A sink for the core's writers: appends; 0, or -1 when out of memory. */
+int text_buffer_append(void *buffer, const char *data, size_t len);
+void push_text_buffer_string(lua_State *L, const text_buffer *t);
+
 /* ---- load.c: what the synchronous and the background loads share ---- */
 
 typedef struct progress_ctx {

@@ -10,16 +10,12 @@
 
 typedef struct flame_box {
     cg_flame *flame;
-    char *text;
-    size_t len, cap;
 } flame_box;
 
 static int box_gc(lua_State *L) {
     flame_box *b = lua_touserdata(L, 1);
     cg_flame_free(b->flame);
-    free(b->text);
     b->flame = NULL;
-    b->text = NULL;
     return 0;
 }
 
@@ -129,22 +125,6 @@ static int l_flame(lua_State *L) {
     return 2;
 }
 
-static int append(void *userdata, const char *data, size_t size) {
-    flame_box *b = userdata;
-    if (size > SIZE_MAX - b->len) return -1;
-    if (b->len + size > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap < b->len + size) cap = cap > SIZE_MAX / 2 ? b->len + size : cap * 2;
-        char *text = realloc(b->text, cap);
-        if (!text) return -1;
-        b->text = text;
-        b->cap = cap;
-    }
-    memcpy(b->text + b->len, data, size);
-    b->len += size;
-    return 0;
-}
-
 /* core.flame_folded(prof, opts): the folded text; opts.file and opts.object add the function's
  * file and object to each frame, opts.prefix is a first frame on every line. */
 static int l_flame_folded(lua_State *L) {
@@ -154,10 +134,11 @@ static int l_flame_folded(lua_State *L) {
     lua_getfield(L, 2, "prefix");
     const char *prefix = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
     flame_box *b = build(L, p);
+    text_buffer *t = push_text_buffer(L);
     cg_error err;
-    if (cg_flame_write_folded(b->flame, label, prefix, append, b, &err))
+    if (cg_flame_write_folded(b->flame, label, prefix, text_buffer_append, t, &err))
         return luaL_error(L, "%s", err.message);
-    lua_pushlstring(L, b->text ? b->text : "", b->len);
+    push_text_buffer_string(L, t);
     return 1;
 }
 

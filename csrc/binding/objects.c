@@ -1,5 +1,7 @@
 /* objects.c - checking and making the module's objects, shared by every binding file. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "binding.h"
@@ -65,6 +67,39 @@ void push_collected(lua_State *L, void *ptr, void (*release)(void *)) {
         lua_setfield(L, -2, "__gc");
     }
     lua_setmetatable(L, -2);
+}
+
+static void free_text_buffer(void *ptr) {
+    text_buffer *t = ptr;
+    free(t->data);
+    free(t);
+}
+
+text_buffer *push_text_buffer(lua_State *L) {
+    text_buffer *t = calloc(1, sizeof *t);
+    if (!t) luaL_error(L, "out of memory");
+    push_collected(L, t, free_text_buffer);
+    return t;
+}
+
+int text_buffer_append(void *buffer, const char *data, size_t len) {
+    text_buffer *t = buffer;
+    if (len > SIZE_MAX - t->len) return -1;
+    if (t->len + len > t->cap) {
+        size_t cap = t->cap ? t->cap : 65536;
+        while (cap < t->len + len) cap = cap > SIZE_MAX / 2 ? t->len + len : cap * 2;
+        char *grown = realloc(t->data, cap);
+        if (!grown) return -1;
+        t->data = grown;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->len, data, len);
+    t->len += len;
+    return 0;
+}
+
+void push_text_buffer_string(lua_State *L, const text_buffer *t) {
+    lua_pushlstring(L, t->data ? t->data : "", t->len);
 }
 
 cg_profile *check_profile(lua_State *L, int idx) {

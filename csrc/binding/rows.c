@@ -236,46 +236,6 @@ static int l_row_files(lua_State *L) {
 
 /* ---- the listing's text ---- */
 
-#define TEXT_BOX "callgrind.text"
-
-typedef struct text_buf {
-    char *data;
-    size_t len, cap;
-} text_buf;
-
-static int text_gc(lua_State *L) {
-    text_buf *t = luaL_checkudata(L, 1, TEXT_BOX);
-    free(t->data);
-    t->data = NULL;
-    return 0;
-}
-
-static text_buf *new_text(lua_State *L) {
-    text_buf *t = compat_newuserdata(L, sizeof *t);
-    *t = (text_buf){NULL, 0, 0};
-    if (luaL_newmetatable(L, TEXT_BOX)) {
-        lua_pushcfunction(L, text_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
-    return t;
-}
-
-static int text_sink(void *userdata, const char *data, size_t len) {
-    text_buf *t = userdata;
-    if (t->len + len > t->cap) {
-        size_t cap = t->cap ? t->cap : 65536;
-        while (cap < t->len + len) cap *= 2;
-        char *grown = realloc(t->data, cap);
-        if (!grown) return 1;
-        t->data = grown;
-        t->cap = cap;
-    }
-    memcpy(t->data + t->len, data, len);
-    t->len += len;
-    return 0;
-}
-
 /* listing(prof, {show=, sort=, thresholds=, all=, inclusive=, limit=, merged=, percentages=,
  * tree = "none"|"caller"|"calling"|"both", prefix=}) -> callgrind_annotate's function listing:
  * the heading and the rows shown, with callers and callees for a tree, after `prefix`. */
@@ -299,15 +259,15 @@ static int l_listing(lua_State *L) {
     lua_pop(L, 1);
     cg_listing o = {show, nshow, sort, q.nsort, q.inclusive, percentages, bits};
     cg_rows *r = selected_rows(L, p, &q);
-    text_buf *t = new_text(L);
+    text_buffer *t = push_text_buffer(L);
     lua_getfield(L, 2, "prefix"); /* text put first, so that the listing is not copied again */
     size_t nprefix = 0;
     const char *prefix = lua_tolstring(L, -1, &nprefix);
-    if (prefix && text_sink(t, prefix, nprefix)) return luaL_error(L, "out of memory");
+    if (prefix && text_buffer_append(t, prefix, nprefix)) return luaL_error(L, "out of memory");
     cg_error err;
-    if (cg_listing_write(r, &o, text_sink, t, &err))
+    if (cg_listing_write(r, &o, text_buffer_append, t, &err))
         return luaL_error(L, "%s", err.code == CG_ERR_ABORTED ? "out of memory" : err.message);
-    lua_pushlstring(L, t->data ? t->data : "", t->len);
+    push_text_buffer_string(L, t);
     return 1;
 }
 
