@@ -411,6 +411,19 @@ static int lines_box_gc(lua_State *L) {
     return 0;
 }
 
+/* A box for the lines being made into Lua tables: freed by the collector if that fails, by
+ * the caller (cg_file_lines_free, then NULL) as soon as they are made. */
+static cg_file_lines **push_lines_box(lua_State *L) {
+    cg_file_lines **box = compat_newuserdata(L, sizeof *box);
+    *box = NULL;
+    if (luaL_newmetatable(L, LINES_BOX)) {
+        lua_pushcfunction(L, lines_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return box;
+}
+
 /* The profile's file index (built on first use). */
 static const cg_file_index *file_index(lua_State *L, cg_profile *p) {
     cg_error err;
@@ -447,13 +460,7 @@ static int l_file_lines(lua_State *L) {
             lua_pop(L, 1);
         }
     }
-    cg_file_lines **box = compat_newuserdata(L, sizeof *box);
-    *box = NULL;
-    if (luaL_newmetatable(L, LINES_BOX)) {
-        lua_pushcfunction(L, lines_box_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
+    cg_file_lines **box = push_lines_box(L);
     int at = lua_gettop(L);
     cg_error err;
     const cg_file_index *x = files ? file_index(L, p) : NULL;
@@ -505,13 +512,7 @@ static int l_line_totals(lua_State *L) {
     size_t ev = check_event(L, p, 2);
     const char *file = luaL_optstring(L, 3, NULL);
     lua_settop(L, 3);
-    cg_file_lines **box = compat_newuserdata(L, sizeof *box);
-    *box = NULL;
-    if (luaL_newmetatable(L, LINES_BOX)) {
-        lua_pushcfunction(L, lines_box_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
+    cg_file_lines **box = push_lines_box(L);
     int at = lua_gettop(L);
     cg_error err;
     const cg_file_index *x = file ? file_index(L, p) : NULL;
