@@ -61,13 +61,6 @@ typedef struct grouper {
     size_t mask;
 } grouper;
 
-static size_t hash3(const char *a, const char *b, const char *c) {
-    uint64_t h = (uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15u;
-    h ^= (uint64_t)(uintptr_t)b * 0xC2B2AE3D27D4EB4Fu;
-    h ^= (uint64_t)(uintptr_t)c * 0x165667B19E3779F9u;
-    return (size_t)(h ^ (h >> 29));
-}
-
 static int grow_groups(grouper *s) {
     size_t cap = s->cap ? 2 * s->cap : 64;
     group *g = realloc(s->g, cap * sizeof *g);
@@ -86,7 +79,7 @@ static int grow_groups(grouper *s) {
     memset(slots, 0xff, 2 * cap * sizeof *slots);
     size_t mask = 2 * cap - 1;
     for (size_t i = 0; i < s->n; i++) {
-        size_t h = hash3(s->g[i].file, s->g[i].name, s->g[i].object) & mask;
+        size_t h = cg_hash_names(s->g[i].file, s->g[i].name, s->g[i].object) & mask;
         while (slots[h] != UINT32_MAX) h = (h + 1) & mask;
         slots[h] = (uint32_t)i;
         s->g[i].slot = h;
@@ -107,7 +100,7 @@ static void reset_groups(grouper *s) {
 static int add_to_group(grouper *s, const char *file, const char *name, const char *object,
                         size_t call) {
     if (s->n == s->cap && grow_groups(s)) return -1;
-    size_t h = hash3(file, name, object) & s->mask;
+    size_t h = cg_hash_names(file, name, object) & s->mask;
     for (; s->slots[h] != UINT32_MAX; h = (h + 1) & s->mask) {
         group *x = &s->g[s->slots[h]];
         if (x->file == file && x->name == name && x->object == object) break;
@@ -123,7 +116,7 @@ static int add_to_group(grouper *s, const char *file, const char *name, const ch
     cg_cost *acc = &s->costs[i * s->width];
     const cg_cost *v = cg_call_inclusive(s->p, call);
     int bad = __builtin_add_overflow(x->count, cg_call_times(s->p, call), &x->count);
-    for (size_t k = 0; k < s->width; k++) bad |= __builtin_add_overflow(acc[k], v[k], &acc[k]);
+    bad |= cg_add_costs(acc, v, s->width);
     return bad ? -2 : 0;
 }
 

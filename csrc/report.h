@@ -12,6 +12,22 @@
 
 #pragma GCC visibility push(hidden)
 
+/* A hash of three interned strings by their addresses (the model keeps one copy of each name),
+ * for the tables that group records by (file, function, object). */
+static inline size_t cg_hash_names(const char *file, const char *name, const char *object) {
+    uint64_t h = (uint64_t)(uintptr_t)file * 0x9E3779B97F4A7C15u;
+    h ^= (uint64_t)(uintptr_t)name * 0xC2B2AE3D27D4EB4Fu;
+    h ^= (uint64_t)(uintptr_t)object * 0x165667B19E3779F9u;
+    return (size_t)(h ^ (h >> 29));
+}
+
+/* Adds n costs of `v` into `acc`; non-zero when a sum went beyond 64 bits. */
+static inline int cg_add_costs(cg_cost *acc, const cg_cost *v, size_t n) {
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) bad |= __builtin_add_overflow(acc[i], v[i], &acc[i]);
+    return bad;
+}
+
 /* Receives text; returns non-zero to stop. */
 typedef int (*cg_text_sink)(void *userdata, const char *data, size_t len);
 

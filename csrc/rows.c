@@ -55,26 +55,13 @@ static int fail(cg_error *err, int code, const char *message) {
     return -1;
 }
 
-static int add_costs(cg_cost *acc, const cg_cost *v, size_t n) {
-    int bad = 0;
-    for (size_t i = 0; i < n; i++) bad |= __builtin_add_overflow(acc[i], v[i], &acc[i]);
-    return bad;
-}
-
-static size_t hash_row(const char *file, const char *name, const char *object) {
-    uint64_t h = (uint64_t)(uintptr_t)file * 0x9E3779B97F4A7C15u;
-    h ^= (uint64_t)(uintptr_t)name * 0xC2B2AE3D27D4EB4Fu;
-    h ^= (uint64_t)(uintptr_t)object * 0x165667B19E3779F9u;
-    return (size_t)(h ^ (h >> 29));
-}
-
 static int grow_index(cg_rows *r) {
     size_t size = r->mask ? 2 * (r->mask + 1) : 1024;
     uint32_t *slots = malloc(size * sizeof *slots);
     if (!slots) return -1;
     memset(slots, 0xff, size * sizeof *slots);
     for (size_t i = 0; i < r->n; i++) {
-        size_t s = hash_row(r->rows[i].file, r->rows[i].name, r->rows[i].object) & (size - 1);
+        size_t s = cg_hash_names(r->rows[i].file, r->rows[i].name, r->rows[i].object) & (size - 1);
         while (slots[s] != UINT32_MAX) s = (s + 1) & (size - 1);
         slots[s] = (uint32_t)i;
     }
@@ -111,7 +98,7 @@ static char *row_key(const char *file, const char *name) {
 /* The row of (file, name, object), made when new; UINT32_MAX when out of memory. */
 static uint32_t find_row(cg_rows *r, const char *file, const char *name, const char *object) {
     if ((r->n + 1) * 2 > r->mask && grow_index(r)) return UINT32_MAX;
-    size_t s = hash_row(file, name, object) & r->mask;
+    size_t s = cg_hash_names(file, name, object) & r->mask;
     for (; r->slots[s] != UINT32_MAX; s = (s + 1) & r->mask) {
         const row *x = &r->rows[r->slots[s]];
         if (x->file == file && x->name == name && x->object == object) return r->slots[s];
@@ -215,7 +202,7 @@ static int sum_function(cg_rows *r, summer *s, size_t fn, cg_line_cursor *cursor
             last = part_of(&s->parts, &s->n, &s->cap, &s->pool, w, rec.file);
             if (!last) return -1;
         }
-        if (add_costs(part_self(s, w, last), rec.costs, w)) return -2;
+        if (cg_add_costs(part_self(s, w, last), rec.costs, w)) return -2;
     }
     size_t cycle = cg_function_cycle(p, fn);
     for (size_t i = 0, n = cg_function_callee_count(p, fn); i < n; i++) {
@@ -224,7 +211,7 @@ static int sum_function(cg_rows *r, summer *s, size_t fn, cg_line_cursor *cursor
         if (!x) return -1;
         size_t callee = cg_call_callee(p, c);
         int leaves = callee != fn && !(cycle != CG_NONE && cg_function_cycle(p, callee) == cycle);
-        if (leaves && add_costs(part_calls(s, w, x), cg_call_inclusive(p, c), w)) return -2;
+        if (leaves && cg_add_costs(part_calls(s, w, x), cg_call_inclusive(p, c), w)) return -2;
     }
     return 0;
 }
@@ -243,16 +230,16 @@ static int add_parts(cg_rows *r, summer *s, size_t fn) {
         if (i == UINT32_MAX || add_function(r, i, fn)) return -1;
         row *y = &r->rows[i];
         cg_cost *self = &r->self[i * w], *incl = &r->incl[i * w];
-        int bad = add_costs(self, part_self(s, w, x), w);
+        int bad = cg_add_costs(self, part_self(s, w, x), w);
         if (x->file == own) {
             y->primary = 1;
             y->called += cg_function_called(p, fn);
         }
         if (x->file == own && called) {
-            bad |= add_costs(incl, cg_function_inclusive(p, fn), w);
+            bad |= cg_add_costs(incl, cg_function_inclusive(p, fn), w);
         } else {
-            bad |= add_costs(incl, part_self(s, w, x), w);
-            bad |= add_costs(incl, part_calls(s, w, x), w);
+            bad |= cg_add_costs(incl, part_self(s, w, x), w);
+            bad |= cg_add_costs(incl, part_calls(s, w, x), w);
         }
         if (bad) return -2;
     }
@@ -326,8 +313,8 @@ cg_rows *cg_rows_by_key(const cg_rows *split, cg_error *err) {
         row *y = &r->rows[k];
         y->primary |= x->primary;
         int bad = __builtin_add_overflow(y->called, x->called, &y->called);
-        bad |= add_costs(&r->self[k * w], &split->self[i * w], w);
-        bad |= add_costs(&r->incl[k * w], &split->incl[i * w], w);
+        bad |= cg_add_costs(&r->self[k * w], &split->self[i * w], w);
+        bad |= cg_add_costs(&r->incl[k * w], &split->incl[i * w], w);
         if (bad) rc = -2;
         for (uint32_t e = x->first_fn; rc == 0 && e != UINT32_MAX; e = split->fn_next[e])
             if (add_function(r, k, split->fn_of[e])) rc = -1;
