@@ -15,11 +15,12 @@ end
 --- The functions of a profile (or the list `only`) in id order.
 function choose.functions(prof, only)
   local functions = {}
-  if only then
-    for i, fn in ipairs(only) do functions[i] = fn end
-  else
+  if not only then
+    -- prof:functions() gives them in id order already
     for fn in prof:functions() do functions[#functions + 1] = fn end
+    return functions
   end
+  for i, fn in ipairs(only) do functions[i] = fn end
   sort(functions, by_id)
   return functions
 end
