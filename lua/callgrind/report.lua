@@ -210,21 +210,51 @@ end
 --- inclusive cost, the functions whose cost grew most and shrank most, with both runs' costs.
 -- opts.event (default the first of `new`), opts.limit (rows per list, default 15). One row per
 -- function (name, file and object), inlined code counting for its function.
+-- The cost of `kind` ("self" or "inclusive") of event `ev` of the function of `prof` with the
+-- name, file and object of `fn` (0 when it has none, or the profile lacks the event).
+local function cost_in(prof, fn, kind, ev)
+  local match = prof:has_event(ev) and prof:find(fn.name, fn.file, fn.object)
+  if not match then return 0 end
+  return kind == "self" and match:self(ev) or match:inclusive(ev)
+end
+
+-- The functions of the difference profile `diff` whose change of `kind` is the largest rise
+-- (direction "regressions") or fall ("improvements"), `limit` of them, biggest change first,
+-- ties by name. Ranked in C; only the functions shown come to Lua.
+local function biggest_changes(diff, ev, kind, direction, limit)
+  local ranked = core.rank(diff, ev, kind == "inclusive")
+  local function delta(fn) return kind == "self" and fn:self(ev) or fn:inclusive(ev) end
+  local list = {}
+  if direction == "regressions" then
+    for i = 1, math.min(limit, #ranked) do
+      if delta(ranked[i]) <= 0 then break end
+      list[i] = ranked[i]
+    end
+    return list
+  end
+  -- falls come last in the ranking: take them from the end, the whole group of the last
+  -- change kept, then order by fall and name
+  for i = #ranked, 1, -1 do
+    local d = delta(ranked[i])
+    if d >= 0 or (#list >= limit and d ~= delta(list[#list])) then break end
+    list[#list + 1] = ranked[i]
+  end
+  table.sort(list, function(a, b)
+    local da, db = delta(a), delta(b)
+    if da ~= db then return da < db end
+    if a.name ~= b.name then return a.name < b.name end
+    if a.file ~= b.file then return a.file < b.file end
+    return a.object < b.object
+  end)
+  for i = limit + 1, #list do list[i] = nil end
+  return list
+end
+
 function report.diff(base, new, opts)
   opts = opts or {}
   local ev = query.event(new, opts.event)
   local limit = opts.limit or 15
   local diff = assert(require("callgrind.transform").diff(base, new))
-  local function costs_by_key(prof)
-    local by = {}
-    for fn in prof:functions() do
-      local key = fn.name .. "\0" .. fn.file .. "\0" .. fn.object
-      local has = prof:has_event(ev)
-      by[key] = has and { self = fn:self(ev), inclusive = fn:inclusive(ev) } or { self = 0, inclusive = 0 }
-    end
-    return by
-  end
-  local before, after = costs_by_key(base), costs_by_key(new)
   local base_total = base:has_event(ev) and base:total(ev) or 0
   local new_total = new:total(ev)
   local lines = { format.rule, "Profile difference: " .. ev, format.rule }
@@ -232,34 +262,15 @@ function report.diff(base, new, opts)
     new_total >= base_total and "+" or "", format.thousands(new_total - base_total))
   lines[#lines + 1] = ""
   for _, kind in ipairs { "self", "inclusive" } do
-    local entries = {}
-    for fn in diff:functions() do
-      local key = fn.name .. "\0" .. fn.file .. "\0" .. fn.object
-      local delta = kind == "self" and fn:self(ev) or fn:inclusive(ev)
-      if delta ~= 0 then
-        entries[#entries + 1] = { fn = fn, delta = delta,
-          before = before[key] and before[key][kind] or 0, after = after[key] and after[key][kind] or 0 }
-      end
-    end
     for _, direction in ipairs { "regressions", "improvements" } do
-      local list = {}
-      for _, e in ipairs(entries) do
-        if (direction == "regressions") == (e.delta > 0) then list[#list + 1] = e end
-      end
-      table.sort(list, function(a, b)
-        if a.delta ~= b.delta then
-          if direction == "regressions" then return a.delta > b.delta end
-          return a.delta < b.delta
-        end
-        return a.fn.name < b.fn.name
-      end)
       lines[#lines + 1] = ("Biggest %s by %s cost"):format(direction, kind)
       local rows = { { "change", "%", "before", "after", "function" } }
-      for i = 1, math.min(limit, #list) do
-        local e = list[i]
-        local pct = e.before ~= 0 and string.format("%+.1f%%", 100 * e.delta / e.before) or "new"
-        rows[#rows + 1] = { (e.delta > 0 and "+" or "") .. format.thousands(e.delta), pct,
-          format.thousands(e.before), format.thousands(e.after), format.location(e.fn.file, e.fn.name, e.fn.object) }
+      for _, fn in ipairs(biggest_changes(diff, ev, kind, direction, limit)) do
+        local before, after = cost_in(base, fn, kind, ev), cost_in(new, fn, kind, ev)
+        local change = kind == "self" and fn:self(ev) or fn:inclusive(ev)
+        local pct = before ~= 0 and string.format("%+.1f%%", 100 * change / before) or "new"
+        rows[#rows + 1] = { (change > 0 and "+" or "") .. format.thousands(change), pct,
+          format.thousands(before), format.thousands(after), format.location(fn.file, fn.name, fn.object) }
       end
       if #rows == 1 then
         lines[#lines + 1] = "  (none)"
