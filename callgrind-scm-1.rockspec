@@ -28,7 +28,7 @@ build = {
          sources = {
             "csrc/analysis.c", "csrc/arena.c", "csrc/builder.c", "csrc/combine.c", "csrc/events.c", "csrc/fault.c",
             "csrc/flame.c", "csrc/flame_deal.c", "csrc/flame_folded.c", "csrc/hash.c", "csrc/idmap.c",
-            "csrc/idxtab.c", "csrc/lines.c", "csrc/linesums.c", "csrc/loader.c", "csrc/parser.c", "csrc/profile.c",
+            "csrc/idxtab.c", "csrc/lines.c", "csrc/linesums.c", "csrc/loader.c", "csrc/parser.c", "csrc/pipeline.c", "csrc/profile.c",
             "csrc/reader.c", "csrc/resolve.c", "csrc/rows.c", "csrc/strtab.c", "csrc/write.c",
             "csrc/binding/async.c", "csrc/binding/exact.c", "csrc/binding/fields.c", "csrc/binding/flame.c", "csrc/binding/handles.c",
             "csrc/binding/iterators.c", "csrc/binding/load.c", "csrc/binding/module.c",

@@ -1,14 +1,14 @@
 /*
  * driver.c - loads one profile with the C library and reports what it cost.
  *
- *   driver FILE [REPEAT]
+ *   driver [--threads N] FILE [REPEAT]
  *
- * Loads FILE REPEAT times (default 1) in strict mode and prints one `key value` line per figure:
- *   load_seconds S        wall time of each load (one line per run)
- *   read_seconds S        of which reading and parsing: until the progress callback's last
- *                         call, which comes after the last line; the rest is the analysis
- *   functions/calls/lines/jumps/sections/cycles/warnings N   of the last load
- *   total EVENT N         the last load's total of each raw event (one line per event)
+ * Loads FILE REPEAT times (default 1) in strict mode, on N threads (cg_options.threads; default
+ * 1, the loader on the calling thread alone; 0: the library's default) and prints one `key value`
+ * line per figure: load_seconds S        wall time of each load (one line per run) read_seconds S
+ * of which reading and parsing: until the progress callback's last call, which comes after the last
+ * line; the rest is the analysis functions/calls/lines/jumps/sections/cycles/warnings N   of the
+ * last load total EVENT N         the last load's total of each raw event (one line per event)
  *   model_bytes N         bytes the last model holds in malloc (in use after minus before)
  *   rss_delta_kb N        resident memory after the last load minus before it
  *   peak_rss_kb N         the process's peak resident memory (ru_maxrss)
@@ -55,14 +55,21 @@ static size_t malloc_in_use(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: driver FILE [REPEAT]\n");
+    int threads = 1;
+    if (argc >= 3 && strcmp(argv[1], "--threads") == 0) {
+        threads = atoi(argv[2]);
+        argv += 2;
+        argc -= 2;
+    }
+    if (argc < 2 || argc > 3 || threads < 0) {
+        fprintf(stderr, "usage: driver [--threads N] FILE [REPEAT]\n");
         return 2;
     }
     int repeat = argc == 3 ? atoi(argv[2]) : 1;
     if (repeat < 1) repeat = 1;
     cg_options opts;
     memset(&opts, 0, sizeof opts); /* strict */
+    opts.threads = threads;
     opts.progress = on_progress;
     cg_profile *p = NULL;
     long rss_before = 0, rss_after = 0;
