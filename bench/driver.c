@@ -15,6 +15,7 @@
  * Run it with REPEAT 1 to have the peak of a single load. The first warnings are printed as
  * `warning TEXT`; a failed load prints `error MESSAGE` and exits with status 1.
  */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,13 @@ static int on_progress(void *userdata, uint64_t done, uint64_t total) {
     return 0;
 }
 
+static double cpu_seconds(int who) {
+    struct rusage ru;
+    getrusage(who, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 static size_t malloc_in_use(void) {
     struct mallinfo2 mi = mallinfo2();
     return mi.uordblks + mi.hblkhd;
@@ -79,9 +87,11 @@ int main(int argc, char **argv) {
         cg_error err;
         rss_before = rss_kb();
         heap_before = malloc_in_use();
+        double c0 = cpu_seconds(RUSAGE_SELF), m0 = cpu_seconds(RUSAGE_THREAD);
         double t0 = now();
         p = cg_load_file(argv[1], &opts, &err);
         double t1 = now();
+        double c1 = cpu_seconds(RUSAGE_SELF), m1 = cpu_seconds(RUSAGE_THREAD);
         if (!p) {
             printf("error %s\n", err.message);
             return 1;
@@ -90,6 +100,8 @@ int main(int argc, char **argv) {
         heap_after = malloc_in_use();
         printf("load_seconds %.6f\n", t1 - t0);
         printf("read_seconds %.6f\n", last_progress - t0);
+        printf("cpu_seconds %.6f\n", c1 - c0);
+        printf("main_cpu_seconds %.6f\n", m1 - m0);
         fflush(stdout);
     }
     printf("functions %zu\n", cg_function_count(p));

@@ -10,29 +10,33 @@
 #include "hash.h"
 #include "vec.h"
 
-enum { OP_FUNCTION = 1, OP_LINE, OP_CALL, OP_JUMP, OP_WARNING };
+enum { OP_FUNCTION = 1, OP_LINE, OP_CALL, OP_JUMP, OP_WARNING, OP_LINENO };
+
+/* A line record's flags: its position and its costs fit in 32 bits each. */
+enum { NARROW_POS = 1, NARROW_COSTS = 2 };
 
 enum { DEFAULT_BLOCK = 256 * 1024, MAX_QUEUED = 8 };
 
 /* The largest record: a call with its costs and event map, or a warning. */
 #define MAX_RECORD                                                                                 \
-    (sizeof(op_head) + sizeof(call_op) + MAX_RAW_EVENTS * (sizeof(cg_cost) + sizeof(uint32_t)) +   \
-     sizeof(((cg_error *)0)->message) + 16)
+    (2 * sizeof(op_head) + 8 + sizeof(call_op) +                                                   \
+     MAX_RAW_EVENTS * (sizeof(cg_cost) + sizeof(uint32_t)) + sizeof(((cg_error *)0)->message) +    \
+     16)
 
-/* Every record starts with a head, 8-byte aligned; `n` counts its costs or message bytes. */
+/* Every record starts with a head, 8-byte aligned; `n` counts its costs or message bytes; the
+ * input line is given as the distance from the last record's (OP_LINENO gives it whole when it
+ * is farther). A line record, by far the most common, is written in as few bytes as its
+ * numbers allow (24 for one cost in 32 bits): its bytes are most of what goes from one thread
+ * to the other. */
 typedef struct op_head {
-    uint32_t op, n;
-    uint64_t lineno;
+    uint8_t op, flags;
+    uint16_t n;
+    uint32_t delta;
 } op_head;
 
 typedef struct function_op {
     uint32_t name, file, object, defined, reg;
 } function_op;
-
-typedef struct line_op {
-    uint32_t fn, file;
-    uint64_t line, addr;
-} line_op;
 
 typedef struct call_op {
     call_rec key;
@@ -53,9 +57,11 @@ struct pipeline {
     size_t block_size;
     /* the parser's side */
     block *cur;
-    int dirty; /* records written since the last sync */
-    /* the builder's side: the function index of each register */
+    uint64_t lineno; /* of the last record written */
+    int dirty;       /* records written since the last sync */
+    /* the builder's side: the function index of each register, the line of the last record */
     uint32_t regs[PIPE_REGS];
+    uint64_t replay_lineno;
     /* shared, under lock */
     pthread_mutex_t lock;
     pthread_cond_t work, room;
@@ -69,10 +75,6 @@ struct pipeline {
 
 /* ---- the builder's thread ---- */
 
-static size_t aligned(size_t n) {
-    return (n + 7) & ~(size_t)7;
-}
-
 /* What a builder's status means, as parser.c says it: out of memory stops, an overflow is a
  * malformed line. Returns 0 to go on (1 when a tolerant load skips the rest of the line). */
 static int built(pipeline *pl, status rc, uint64_t lineno, const char *overflow) {
@@ -83,6 +85,47 @@ static int built(pipeline *pl, status rc, uint64_t lineno, const char *overflow)
                    ? -1
                    : 1;
     return fault_stop(&pl->build_site, CG_ERR_NOMEM, lineno, "out of memory");
+}
+
+static size_t aligned(size_t n) {
+    return (n + 7) & ~(size_t)7;
+}
+
+/* A line record: the register of its function in the head's flags (above the NARROW bits),
+ * then the file, the line and address, the costs. */
+static const unsigned char *replay_line(pipeline *pl, const op_head *h, const unsigned char *at,
+                                        int *rc) {
+    uint32_t file;
+    uint64_t line, addr;
+    size_t n = h->n;
+    cg_cost costs[MAX_RAW_EVENTS];
+    memcpy(&file, at, 4);
+    at += 4;
+    if (h->flags & NARROW_POS) {
+        uint32_t v[2];
+        memcpy(v, at, 8);
+        line = v[0], addr = v[1];
+        at += 8;
+    } else {
+        memcpy(&line, at, 8);
+        memcpy(&addr, at + 8, 8);
+        at += 16;
+    }
+    if (h->flags & NARROW_COSTS) {
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v;
+            memcpy(&v, at + 4 * i, 4);
+            costs[i] = v;
+        }
+        at += 4 * n;
+    } else {
+        memcpy(costs, at, n * sizeof *costs);
+        at += n * sizeof *costs;
+    }
+    uint32_t fn = pl->regs[h->flags >> 2];
+    *rc =
+        built(pl, build_line(pl->b, fn, file, line, addr, costs, n), pl->replay_lineno, "cost sum");
+    return at;
 }
 
 static int replay_call(pipeline *pl, uint64_t lineno, const call_op *c, const cg_cost *costs,
@@ -113,30 +156,30 @@ static int replay(pipeline *pl, const block *blk) {
         const op_head *h = (const op_head *)at;
         const unsigned char *body = at + sizeof *h;
         int rc = 0;
+        pl->replay_lineno += h->delta;
+        uint64_t lineno = pl->replay_lineno;
         switch (h->op) {
+        case OP_LINE:
+            at = at + aligned((size_t)(replay_line(pl, h, body, &rc) - at));
+            break;
+        case OP_LINENO:
+            memcpy(&pl->replay_lineno, body, 8);
+            at = body + 8;
+            break;
         case OP_FUNCTION: {
             const function_op *f = (const function_op *)body;
             uint32_t fn;
             if (build_function(pl->b, f->name, f->file, f->object, &fn))
-                return fault_stop(&pl->build_site, CG_ERR_NOMEM, h->lineno, "out of memory");
+                return fault_stop(&pl->build_site, CG_ERR_NOMEM, lineno, "out of memory");
             if (f->defined) build_defined(pl->b, fn);
             pl->regs[f->reg] = fn;
             at = body + aligned(sizeof *f);
             break;
         }
-        case OP_LINE: {
-            const line_op *l = (const line_op *)body;
-            const cg_cost *costs = (const cg_cost *)(body + sizeof *l);
-            rc = built(pl,
-                       build_line(pl->b, pl->regs[l->fn], l->file, l->line, l->addr, costs, h->n),
-                       h->lineno, "cost sum");
-            at = body + sizeof *l + h->n * sizeof *costs;
-            break;
-        }
         case OP_CALL: {
             const call_op *c = (const call_op *)body;
             const cg_cost *costs = (const cg_cost *)(body + sizeof *c);
-            rc = replay_call(pl, h->lineno, c, costs, h->n);
+            rc = replay_call(pl, lineno, c, costs, h->n);
             at = body + sizeof *c +
                  aligned(h->n * (sizeof *costs + (c->mapped ? sizeof(uint32_t) : 0)));
             break;
@@ -145,12 +188,12 @@ static int replay(pipeline *pl, const block *blk) {
             jump_rec key = *(const jump_rec *)body;
             key.fn = pl->regs[key.fn];
             key.to_fn = pl->regs[key.to_fn];
-            rc = built(pl, build_jump(pl->b, &key), h->lineno, "jump count sum");
+            rc = built(pl, build_jump(pl->b, &key), lineno, "jump count sum");
             at = body + aligned(sizeof(jump_rec));
             break;
         }
         default: /* OP_WARNING */
-            rc = fault_keep(&pl->build_site, h->lineno, (const char *)body);
+            rc = fault_keep(&pl->build_site, lineno, (const char *)body);
             at = body + aligned(h->n + 1);
             break;
         }
@@ -229,19 +272,29 @@ static int hand_over(pipeline *pl, uint64_t lineno) {
     return 0;
 }
 
-/* Room for a record of `size` bytes in the current block (hand it over past the block size). */
-static unsigned char *reserve(pipeline *pl, uint64_t lineno, uint32_t op, uint32_t n, size_t size) {
+/* Room for a record of `size` bytes in the current block (hand it over past the block size);
+ * its head is written. */
+static inline unsigned char *reserve(pipeline *pl, uint64_t lineno, int op, int flags, size_t n,
+                                     size_t size) {
     if (!pl->cur || pl->cur->used >= pl->block_size) {
         if (hand_over(pl, lineno)) return NULL;
     }
     unsigned char *at = pl->cur->data + pl->cur->used;
-    op_head *h = (op_head *)at;
-    h->op = op;
-    h->n = n;
-    h->lineno = lineno;
-    pl->cur->used += sizeof *h + aligned(size);
+    uint64_t delta = lineno - pl->lineno;
+    if (delta > UINT32_MAX) {
+        op_head far = {OP_LINENO, 0, 0, 0};
+        memcpy(at, &far, sizeof far);
+        memcpy(at + sizeof far, &lineno, 8);
+        at += sizeof far + 8;
+        pl->cur->used += sizeof far + 8;
+        delta = 0;
+    }
+    pl->lineno = lineno;
+    op_head h = {(uint8_t)op, (uint8_t)flags, (uint16_t)n, (uint32_t)delta};
+    memcpy(at, &h, sizeof h);
+    pl->cur->used += sizeof h + aligned(size);
     pl->dirty = 1;
-    return at + sizeof *h;
+    return at + sizeof h;
 }
 
 int pipe_sync(pipeline *pl) {
@@ -258,7 +311,7 @@ int pipe_sync(pipeline *pl) {
 
 int pipe_function(pipeline *pl, uint64_t lineno, uint32_t name, uint32_t file, uint32_t object,
                   int defined, int reg, uint32_t *fn) {
-    function_op *f = (function_op *)reserve(pl, lineno, OP_FUNCTION, 0, sizeof *f);
+    function_op *f = (function_op *)reserve(pl, lineno, OP_FUNCTION, 0, 0, sizeof *f);
     if (!f) return -1;
     *f = (function_op){name, file, object, (uint32_t)(defined != 0), (uint32_t)reg};
     *fn = (uint32_t)reg;
@@ -267,19 +320,40 @@ int pipe_function(pipeline *pl, uint64_t lineno, uint32_t name, uint32_t file, u
 
 int pipe_line(pipeline *pl, uint64_t lineno, uint32_t fn, uint32_t file, uint64_t line,
               uint64_t addr, const cg_cost *costs, size_t n) {
-    unsigned char *at =
-        reserve(pl, lineno, OP_LINE, (uint32_t)n, sizeof(line_op) + n * sizeof *costs);
+    int flags = (int)fn << 2;
+    if (line <= UINT32_MAX && addr <= UINT32_MAX) flags |= NARROW_POS;
+    int narrow = 1;
+    for (size_t i = 0; i < n; i++) narrow &= costs[i] >= 0 && costs[i] <= (cg_cost)UINT32_MAX;
+    if (narrow) flags |= NARROW_COSTS;
+    size_t size = 4 + (flags & NARROW_POS ? 8 : 16) + n * (narrow ? 4 : sizeof *costs);
+    unsigned char *at = reserve(pl, lineno, OP_LINE, flags, n, size);
     if (!at) return -1;
-    line_op *l = (line_op *)at;
-    *l = (line_op){fn, file, line, addr};
-    memcpy(at + sizeof *l, costs, n * sizeof *costs);
+    memcpy(at, &file, 4);
+    at += 4;
+    if (flags & NARROW_POS) {
+        uint32_t v[2] = {(uint32_t)line, (uint32_t)addr};
+        memcpy(at, v, 8);
+        at += 8;
+    } else {
+        memcpy(at, &line, 8);
+        memcpy(at + 8, &addr, 8);
+        at += 16;
+    }
+    if (narrow) {
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v = (uint32_t)costs[i];
+            memcpy(at + 4 * i, &v, 4);
+        }
+    } else {
+        memcpy(at, costs, n * sizeof *costs);
+    }
     return 0;
 }
 
 int pipe_call(pipeline *pl, uint64_t lineno, const call_rec *key, int guessed, const cg_cost *costs,
               size_t n, const uint32_t *map) {
     size_t size = sizeof(call_op) + n * (sizeof *costs + (map ? sizeof *map : 0));
-    unsigned char *at = reserve(pl, lineno, OP_CALL, (uint32_t)n, size);
+    unsigned char *at = reserve(pl, lineno, OP_CALL, 0, n, size);
     if (!at) return -1;
     call_op *c = (call_op *)at;
     c->key = *key;
@@ -291,7 +365,7 @@ int pipe_call(pipeline *pl, uint64_t lineno, const call_rec *key, int guessed, c
 }
 
 int pipe_jump(pipeline *pl, uint64_t lineno, const jump_rec *key) {
-    jump_rec *j = (jump_rec *)reserve(pl, lineno, OP_JUMP, 0, sizeof *j);
+    jump_rec *j = (jump_rec *)reserve(pl, lineno, OP_JUMP, 0, 0, sizeof *j);
     if (!j) return -1;
     *j = *key;
     return 0;
@@ -300,7 +374,7 @@ int pipe_jump(pipeline *pl, uint64_t lineno, const jump_rec *key) {
 int pipe_warning(void *ctx, uint64_t line, const char *message) {
     pipeline *pl = ctx;
     size_t len = strlen(message);
-    char *at = (char *)reserve(pl, line, OP_WARNING, (uint32_t)len, len + 1);
+    char *at = (char *)reserve(pl, line, OP_WARNING, 0, len, len + 1);
     if (!at) return -1;
     memcpy(at, message, len + 1);
     return 0;
