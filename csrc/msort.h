@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md): what the
+ * macro defines is static anyway. */
+#pragma GCC visibility push(hidden)
+
 /* Defines `static void NAME(CTX ctx, TYPE *v, TYPE *tmp, uint32_t *bounds, size_t n)`, which
  * sorts v[0..n) using tmp (n elements) and bounds (n + 1 entries); BEFORE(ctx, a, b), given
  * pointers to two elements, is true when *a goes strictly before *b. */
@@ -42,5 +46,7 @@
         }                                                                                          \
         if (src != v) memcpy(v, src, n * sizeof *v);                                               \
     }
+
+#pragma GCC visibility pop
 
 #endif

@@ -57,6 +57,19 @@ struct object_kind {
 #define VALUE(v, k, value) ((v)->kind = (k), (v)->u = (uint64_t)(value))
 #define ROW(v, r) ((v)->kind = V_ROW, (v)->row = (r))
 
+/* A field of a handle read by one accessor of callgrind.h: text, a cost row or a number. */
+#define SET_V_TEXT(v, value) TEXT((v), (value))
+#define SET_V_ROW(v, value) ROW((v), (value))
+#define SET_V_COUNT(v, value) VALUE((v), V_COUNT, (value))
+#define SET_V_LINE(v, value) VALUE((v), V_LINE, (value))
+#define SET_V_ADDR(v, value) VALUE((v), V_ADDR, (value))
+#define SET_V_BOOL(v, value) VALUE((v), V_BOOL, (value))
+#define SET_V_FUNCTION(v, value) VALUE((v), V_FUNCTION, (value))
+#define GETTER(name, kind, accessor)                                                               \
+    static void name(const object_ref *o, field_value *v) {                                        \
+        SET_##kind(v, accessor(o->p, o->index));                                                   \
+    }
+
 /* ---- profiles: only obj:exact("total") ---- */
 
 static void profile_total(const object_ref *o, field_value *v) {
@@ -67,24 +80,12 @@ static const field profile_fields[] = {{"total", F_EXACT, profile_total}, {NULL,
 
 /* ---- functions ---- */
 
-static void function_self(const object_ref *o, field_value *v) {
-    ROW(v, cg_function_self(o->p, o->index));
-}
-static void function_inclusive(const object_ref *o, field_value *v) {
-    ROW(v, cg_function_inclusive(o->p, o->index));
-}
-static void function_called(const object_ref *o, field_value *v) {
-    VALUE(v, V_COUNT, cg_function_called(o->p, o->index));
-}
-static void function_name(const object_ref *o, field_value *v) {
-    TEXT(v, cg_function_name(o->p, o->index));
-}
-static void function_file(const object_ref *o, field_value *v) {
-    TEXT(v, cg_function_file(o->p, o->index));
-}
-static void function_object(const object_ref *o, field_value *v) {
-    TEXT(v, cg_function_object(o->p, o->index));
-}
+GETTER(function_self, V_ROW, cg_function_self)
+GETTER(function_inclusive, V_ROW, cg_function_inclusive)
+GETTER(function_called, V_COUNT, cg_function_called)
+GETTER(function_name, V_TEXT, cg_function_name)
+GETTER(function_file, V_TEXT, cg_function_file)
+GETTER(function_object, V_TEXT, cg_function_object)
 static void function_id(const object_ref *o, field_value *v) {
     VALUE(v, V_ID, o->index + 1);
 }
@@ -106,33 +107,15 @@ static const field function_fields[] = {{"self", F_EXACT, function_self},
 
 /* ---- calls ---- */
 
-static void call_inclusive(const object_ref *o, field_value *v) {
-    ROW(v, cg_call_inclusive(o->p, o->index));
-}
-static void call_count(const object_ref *o, field_value *v) {
-    VALUE(v, V_COUNT, cg_call_times(o->p, o->index));
-}
-static void call_line(const object_ref *o, field_value *v) {
-    VALUE(v, V_LINE, cg_call_line(o->p, o->index));
-}
-static void call_addr(const object_ref *o, field_value *v) {
-    VALUE(v, V_ADDR, cg_call_addr(o->p, o->index));
-}
-static void call_target_line(const object_ref *o, field_value *v) {
-    VALUE(v, V_LINE, cg_call_target_line(o->p, o->index));
-}
-static void call_target_addr(const object_ref *o, field_value *v) {
-    VALUE(v, V_ADDR, cg_call_target_addr(o->p, o->index));
-}
-static void call_caller(const object_ref *o, field_value *v) {
-    VALUE(v, V_FUNCTION, cg_call_caller(o->p, o->index));
-}
-static void call_callee(const object_ref *o, field_value *v) {
-    VALUE(v, V_FUNCTION, cg_call_callee(o->p, o->index));
-}
-static void call_file(const object_ref *o, field_value *v) {
-    TEXT(v, cg_call_file(o->p, o->index));
-}
+GETTER(call_inclusive, V_ROW, cg_call_inclusive)
+GETTER(call_count, V_COUNT, cg_call_times)
+GETTER(call_line, V_LINE, cg_call_line)
+GETTER(call_addr, V_ADDR, cg_call_addr)
+GETTER(call_target_line, V_LINE, cg_call_target_line)
+GETTER(call_target_addr, V_ADDR, cg_call_target_addr)
+GETTER(call_caller, V_FUNCTION, cg_call_caller)
+GETTER(call_callee, V_FUNCTION, cg_call_callee)
+GETTER(call_file, V_TEXT, cg_call_file)
 
 static const field call_fields[] = {{"inclusive", F_EXACT, call_inclusive},
                                     {"count", F_INDEX | F_EXACT, call_count},
@@ -170,39 +153,17 @@ static const field line_fields[] = {
 
 /* ---- jumps ---- */
 
-static void jump_executed(const object_ref *o, field_value *v) {
-    VALUE(v, V_COUNT, cg_jump_executed(o->p, o->index));
-}
-static void jump_taken(const object_ref *o, field_value *v) {
-    VALUE(v, V_COUNT, cg_jump_taken(o->p, o->index));
-}
-static void jump_from_line(const object_ref *o, field_value *v) {
-    VALUE(v, V_LINE, cg_jump_from_line(o->p, o->index));
-}
-static void jump_from_addr(const object_ref *o, field_value *v) {
-    VALUE(v, V_ADDR, cg_jump_from_addr(o->p, o->index));
-}
-static void jump_to_line(const object_ref *o, field_value *v) {
-    VALUE(v, V_LINE, cg_jump_to_line(o->p, o->index));
-}
-static void jump_to_addr(const object_ref *o, field_value *v) {
-    VALUE(v, V_ADDR, cg_jump_to_addr(o->p, o->index));
-}
-static void jump_from_file(const object_ref *o, field_value *v) {
-    TEXT(v, cg_jump_from_file(o->p, o->index));
-}
-static void jump_to_file(const object_ref *o, field_value *v) {
-    TEXT(v, cg_jump_to_file(o->p, o->index));
-}
-static void jump_conditional(const object_ref *o, field_value *v) {
-    VALUE(v, V_BOOL, cg_jump_conditional(o->p, o->index));
-}
-static void jump_function(const object_ref *o, field_value *v) {
-    VALUE(v, V_FUNCTION, cg_jump_function(o->p, o->index));
-}
-static void jump_to_function(const object_ref *o, field_value *v) {
-    VALUE(v, V_FUNCTION, cg_jump_to_function(o->p, o->index));
-}
+GETTER(jump_executed, V_COUNT, cg_jump_executed)
+GETTER(jump_taken, V_COUNT, cg_jump_taken)
+GETTER(jump_from_line, V_LINE, cg_jump_from_line)
+GETTER(jump_from_addr, V_ADDR, cg_jump_from_addr)
+GETTER(jump_to_line, V_LINE, cg_jump_to_line)
+GETTER(jump_to_addr, V_ADDR, cg_jump_to_addr)
+GETTER(jump_from_file, V_TEXT, cg_jump_from_file)
+GETTER(jump_to_file, V_TEXT, cg_jump_to_file)
+GETTER(jump_conditional, V_BOOL, cg_jump_conditional)
+GETTER(jump_function, V_FUNCTION, cg_jump_function)
+GETTER(jump_to_function, V_FUNCTION, cg_jump_to_function)
 static void jump_label(const object_ref *o, field_value *v) {
     TEXT(v, cg_jump_conditional(o->p, o->index) ? "jcnd" : "jump");
 }
