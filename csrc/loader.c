@@ -75,7 +75,12 @@ static int add_input(cg_loader *ld, const char *name, const char *path, const vo
         ld->ps.site.defer = pipe_warning;
         ld->ps.site.defer_ctx = pl;
     }
-    int rc = path ? read_file(path, &ro, &sink, err) : read_buffer(data, size, &ro, &sink, err);
+    int rc;
+    if (!pl)
+        rc = path ? read_file(path, &ro, &sink, err) : read_buffer(data, size, &ro, &sink, err);
+    else /* and the reading, or the inflating, in a third */
+        rc = path ? read_file_ahead(path, &ro, &sink, err)
+                  : read_buffer_ahead(data, size, &ro, &sink, err);
     if (!rc) rc = parse_end(&ld->ps, err);
     if (pl) {
         /* the builder's first fault comes before any the parser found later */
