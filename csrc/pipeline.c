@@ -10,38 +10,54 @@
 #include "hash.h"
 #include "vec.h"
 
-enum { OP_FUNCTION = 1, OP_LINE, OP_CALL, OP_JUMP, OP_WARNING, OP_LINENO };
-
-/* A line record's flags: its position and its costs fit in 32 bits each. */
-enum { NARROW_POS = 1, NARROW_COSTS = 2 };
+/* A record is a head byte (the kind in the low bits; the function register and a flag above),
+ * the distance of its input line from the last record's, then its fields. Numbers are varints
+ * (7 bits a byte); a line record gives its file only when it differs from the last line
+ * record's, and its line, address and costs as zigzag differences from the last line record's:
+ * about 7 bytes for an instruction record with one cost. Those bytes are most of what goes from
+ * one core to the other, which is most of what handing records over costs. */
+enum { OP_FUNCTION = 1, OP_LINE, OP_CALL, OP_JUMP, OP_WARNING };
+enum { OP_MASK = 15, REG_SHIFT = 4, FLAG = 64 }; /* FLAG: same file (lines), defined (fn=) */
 
 enum { DEFAULT_BLOCK = 256 * 1024, MAX_QUEUED = 8 };
 
 /* The largest record: a call with its costs and event map, or a warning. */
 #define MAX_RECORD                                                                                 \
-    (2 * sizeof(op_head) + 8 + sizeof(call_op) +                                                   \
-     MAX_RAW_EVENTS * (sizeof(cg_cost) + sizeof(uint32_t)) + sizeof(((cg_error *)0)->message) +    \
-     16)
-
-/* Every record starts with a head, 8-byte aligned; `n` counts its costs or message bytes; the
- * input line is given as the distance from the last record's (OP_LINENO gives it whole when it
- * is farther). A line record, by far the most common, is written in as few bytes as its
- * numbers allow (24 for one cost in 32 bits): its bytes are most of what goes from one thread
- * to the other. */
-typedef struct op_head {
-    uint8_t op, flags;
-    uint16_t n;
-    uint32_t delta;
-} op_head;
-
-typedef struct function_op {
-    uint32_t name, file, object, defined, reg;
-} function_op;
+    (1 + 10 + sizeof(call_op) + 10 + MAX_RAW_EVENTS * (sizeof(cg_cost) + sizeof(uint32_t)) +       \
+     sizeof(((cg_error *)0)->message) + 64)
 
 typedef struct call_op {
     call_rec key;
     uint32_t guessed, mapped;
 } call_op;
+
+static inline unsigned char *put_varint(unsigned char *at, uint64_t v) {
+    while (v >= 0x80) {
+        *at++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *at++ = (unsigned char)v;
+    return at;
+}
+
+static inline const unsigned char *get_varint(const unsigned char *at, uint64_t *v) {
+    uint64_t r = 0;
+    int shift = 0;
+    while (*at & 0x80) {
+        r |= (uint64_t)(*at++ & 0x7f) << shift;
+        shift += 7;
+    }
+    *v = r | (uint64_t)*at++ << shift;
+    return at;
+}
+
+/* Differences of 64-bit values, modulo 2^64, small either way. */
+static inline uint64_t zigzag(uint64_t diff) {
+    return (diff << 1) ^ (uint64_t) - (int64_t)(diff >> 63);
+}
+static inline uint64_t unzigzag(uint64_t z) {
+    return (z >> 1) ^ (uint64_t) - (int64_t)(z & 1);
+}
 
 typedef struct block {
     struct block *next;
@@ -58,10 +74,16 @@ struct pipeline {
     /* the parser's side */
     block *cur;
     uint64_t lineno; /* of the last record written */
-    int dirty;       /* records written since the last sync */
+    uint32_t last_file;
+    uint64_t last_line, last_addr;
+    cg_cost last_costs[MAX_RAW_EVENTS]; /* of the last line record (the builder's side too) */
+    int dirty;                          /* records written since the last sync */
     /* the builder's side: the function index of each register, the line of the last record */
     uint32_t regs[PIPE_REGS];
     uint64_t replay_lineno;
+    uint32_t replay_file;
+    uint64_t replay_line, replay_addr;
+    cg_cost replay_costs[MAX_RAW_EVENTS];
     /* shared, under lock */
     pthread_mutex_t lock;
     pthread_cond_t work, room;
@@ -87,49 +109,32 @@ static int built(pipeline *pl, status rc, uint64_t lineno, const char *overflow)
     return fault_stop(&pl->build_site, CG_ERR_NOMEM, lineno, "out of memory");
 }
 
-static size_t aligned(size_t n) {
-    return (n + 7) & ~(size_t)7;
-}
-
-/* A line record: the register of its function in the head's flags (above the NARROW bits),
- * then the file, the line and address, the costs. */
-static const unsigned char *replay_line(pipeline *pl, const op_head *h, const unsigned char *at,
-                                        int *rc) {
-    uint32_t file;
-    uint64_t line, addr;
-    size_t n = h->n;
-    cg_cost costs[MAX_RAW_EVENTS];
-    memcpy(&file, at, 4);
-    at += 4;
-    if (h->flags & NARROW_POS) {
-        uint32_t v[2];
-        memcpy(v, at, 8);
-        line = v[0], addr = v[1];
-        at += 8;
-    } else {
-        memcpy(&line, at, 8);
-        memcpy(&addr, at + 8, 8);
-        at += 16;
+/* A line record; its head byte is `head`. */
+static const unsigned char *replay_line(pipeline *pl, int head, const unsigned char *at, int *rc) {
+    uint64_t v, n;
+    if (!(head & FLAG)) {
+        at = get_varint(at, &v);
+        pl->replay_file = (uint32_t)v;
     }
-    if (h->flags & NARROW_COSTS) {
-        for (size_t i = 0; i < n; i++) {
-            uint32_t v;
-            memcpy(&v, at + 4 * i, 4);
-            costs[i] = v;
-        }
-        at += 4 * n;
-    } else {
-        memcpy(costs, at, n * sizeof *costs);
-        at += n * sizeof *costs;
+    at = get_varint(at, &v);
+    pl->replay_line += unzigzag(v);
+    at = get_varint(at, &v);
+    pl->replay_addr += unzigzag(v);
+    at = get_varint(at, &n);
+    cg_cost *costs = pl->replay_costs;
+    for (size_t i = 0; i < n; i++) {
+        at = get_varint(at, &v);
+        costs[i] = (cg_cost)((uint64_t)costs[i] + unzigzag(v));
     }
-    uint32_t fn = pl->regs[h->flags >> 2];
-    *rc =
-        built(pl, build_line(pl->b, fn, file, line, addr, costs, n), pl->replay_lineno, "cost sum");
+    uint32_t fn = pl->regs[(head >> REG_SHIFT) & 3];
+    *rc = built(pl,
+                build_line(pl->b, fn, pl->replay_file, pl->replay_line, pl->replay_addr, costs, n),
+                pl->replay_lineno, "cost sum");
     return at;
 }
 
 static int replay_call(pipeline *pl, uint64_t lineno, const call_op *c, const cg_cost *costs,
-                       size_t n) {
+                       size_t n, const uint32_t *map) {
     cg_cost *row;
     call_rec key = c->key;
     key.caller = pl->regs[key.caller];
@@ -137,10 +142,9 @@ static int replay_call(pipeline *pl, uint64_t lineno, const call_op *c, const cg
     int rc = built(pl, build_call(pl->b, &key, (int)c->guessed, &row), lineno, "call count sum");
     if (rc) return rc < 0 ? -1 : 0;
     int bad = 0;
-    if (!c->mapped) {
+    if (!map) {
         bad = row_add(row, costs, n);
     } else {
-        const uint32_t *map = (const uint32_t *)(costs + n);
         for (size_t i = 0; i < n; i++) bad |= cost_add(&row[map[i]], costs[i]);
     }
     if (bad &&
@@ -153,49 +157,57 @@ static int replay_call(pipeline *pl, uint64_t lineno, const call_op *c, const cg
 static int replay(pipeline *pl, const block *blk) {
     const unsigned char *at = blk->data, *end = blk->data + blk->used;
     while (at < end) {
-        const op_head *h = (const op_head *)at;
-        const unsigned char *body = at + sizeof *h;
-        int rc = 0;
-        pl->replay_lineno += h->delta;
+        int head = *at++;
+        uint64_t delta, v[3];
+        at = get_varint(at, &delta);
+        pl->replay_lineno += delta;
         uint64_t lineno = pl->replay_lineno;
-        switch (h->op) {
+        int rc = 0;
+        switch (head & OP_MASK) {
         case OP_LINE:
-            at = at + aligned((size_t)(replay_line(pl, h, body, &rc) - at));
-            break;
-        case OP_LINENO:
-            memcpy(&pl->replay_lineno, body, 8);
-            at = body + 8;
+            at = replay_line(pl, head, at, &rc);
             break;
         case OP_FUNCTION: {
-            const function_op *f = (const function_op *)body;
+            for (int i = 0; i < 3; i++) at = get_varint(at, &v[i]);
             uint32_t fn;
-            if (build_function(pl->b, f->name, f->file, f->object, &fn))
+            if (build_function(pl->b, (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], &fn))
                 return fault_stop(&pl->build_site, CG_ERR_NOMEM, lineno, "out of memory");
-            if (f->defined) build_defined(pl->b, fn);
-            pl->regs[f->reg] = fn;
-            at = body + aligned(sizeof *f);
+            if (head & FLAG) build_defined(pl->b, fn);
+            pl->regs[(head >> REG_SHIFT) & 3] = fn;
             break;
         }
         case OP_CALL: {
-            const call_op *c = (const call_op *)body;
-            const cg_cost *costs = (const cg_cost *)(body + sizeof *c);
-            rc = replay_call(pl, lineno, c, costs, h->n);
-            at = body + sizeof *c +
-                 aligned(h->n * (sizeof *costs + (c->mapped ? sizeof(uint32_t) : 0)));
+            call_op c;
+            uint64_t n;
+            memcpy(&c, at, sizeof c);
+            at = get_varint(at + sizeof c, &n);
+            cg_cost costs[MAX_RAW_EVENTS];
+            uint32_t map[MAX_RAW_EVENTS];
+            memcpy(costs, at, n * sizeof *costs);
+            at += n * sizeof *costs;
+            if (c.mapped) {
+                memcpy(map, at, n * sizeof *map);
+                at += n * sizeof *map;
+            }
+            rc = replay_call(pl, lineno, &c, costs, n, c.mapped ? map : NULL);
             break;
         }
         case OP_JUMP: {
-            jump_rec key = *(const jump_rec *)body;
+            jump_rec key;
+            memcpy(&key, at, sizeof key);
+            at += sizeof key;
             key.fn = pl->regs[key.fn];
             key.to_fn = pl->regs[key.to_fn];
             rc = built(pl, build_jump(pl->b, &key), lineno, "jump count sum");
-            at = body + aligned(sizeof(jump_rec));
             break;
         }
-        default: /* OP_WARNING */
-            rc = fault_keep(&pl->build_site, lineno, (const char *)body);
-            at = body + aligned(h->n + 1);
+        default: { /* OP_WARNING: the message and its NUL */
+            uint64_t len;
+            at = get_varint(at, &len);
+            rc = fault_keep(&pl->build_site, lineno, (const char *)at);
+            at += len + 1;
             break;
+        }
         }
         if (rc < 0) return -1;
     }
@@ -272,29 +284,23 @@ static int hand_over(pipeline *pl, uint64_t lineno) {
     return 0;
 }
 
-/* Room for a record of `size` bytes in the current block (hand it over past the block size);
- * its head is written. */
-static inline unsigned char *reserve(pipeline *pl, uint64_t lineno, int op, int flags, size_t n,
-                                     size_t size) {
+/* Room for a record of at most MAX_RECORD bytes in the current block (handed over past the
+ * block size), its head written: the head byte, the distance of its line. The caller moves
+ * pl->cur->used past what it writes. */
+static inline unsigned char *reserve(pipeline *pl, uint64_t lineno, int head) {
     if (!pl->cur || pl->cur->used >= pl->block_size) {
         if (hand_over(pl, lineno)) return NULL;
     }
     unsigned char *at = pl->cur->data + pl->cur->used;
-    uint64_t delta = lineno - pl->lineno;
-    if (delta > UINT32_MAX) {
-        op_head far = {OP_LINENO, 0, 0, 0};
-        memcpy(at, &far, sizeof far);
-        memcpy(at + sizeof far, &lineno, 8);
-        at += sizeof far + 8;
-        pl->cur->used += sizeof far + 8;
-        delta = 0;
-    }
+    *at++ = (unsigned char)head;
+    at = put_varint(at, lineno - pl->lineno);
     pl->lineno = lineno;
-    op_head h = {(uint8_t)op, (uint8_t)flags, (uint16_t)n, (uint32_t)delta};
-    memcpy(at, &h, sizeof h);
-    pl->cur->used += sizeof h + aligned(size);
     pl->dirty = 1;
-    return at + sizeof h;
+    return at;
+}
+
+static inline void written(pipeline *pl, const unsigned char *end) {
+    pl->cur->used = (size_t)(end - pl->cur->data);
 }
 
 int pipe_sync(pipeline *pl) {
@@ -311,72 +317,72 @@ int pipe_sync(pipeline *pl) {
 
 int pipe_function(pipeline *pl, uint64_t lineno, uint32_t name, uint32_t file, uint32_t object,
                   int defined, int reg, uint32_t *fn) {
-    function_op *f = (function_op *)reserve(pl, lineno, OP_FUNCTION, 0, 0, sizeof *f);
-    if (!f) return -1;
-    *f = (function_op){name, file, object, (uint32_t)(defined != 0), (uint32_t)reg};
+    unsigned char *at = reserve(pl, lineno, OP_FUNCTION | reg << REG_SHIFT | (defined ? FLAG : 0));
+    if (!at) return -1;
+    at = put_varint(at, name);
+    at = put_varint(at, file);
+    written(pl, put_varint(at, object));
     *fn = (uint32_t)reg;
     return 0;
 }
 
 int pipe_line(pipeline *pl, uint64_t lineno, uint32_t fn, uint32_t file, uint64_t line,
               uint64_t addr, const cg_cost *costs, size_t n) {
-    int flags = (int)fn << 2;
-    if (line <= UINT32_MAX && addr <= UINT32_MAX) flags |= NARROW_POS;
-    int narrow = 1;
-    for (size_t i = 0; i < n; i++) narrow &= costs[i] >= 0 && costs[i] <= (cg_cost)UINT32_MAX;
-    if (narrow) flags |= NARROW_COSTS;
-    size_t size = 4 + (flags & NARROW_POS ? 8 : 16) + n * (narrow ? 4 : sizeof *costs);
-    unsigned char *at = reserve(pl, lineno, OP_LINE, flags, n, size);
+    int same = file == pl->last_file;
+    unsigned char *at = reserve(pl, lineno, OP_LINE | (int)fn << REG_SHIFT | (same ? FLAG : 0));
     if (!at) return -1;
-    memcpy(at, &file, 4);
-    at += 4;
-    if (flags & NARROW_POS) {
-        uint32_t v[2] = {(uint32_t)line, (uint32_t)addr};
-        memcpy(at, v, 8);
-        at += 8;
-    } else {
-        memcpy(at, &line, 8);
-        memcpy(at + 8, &addr, 8);
-        at += 16;
+    if (!same) at = put_varint(at, file);
+    at = put_varint(at, zigzag(line - pl->last_line));
+    at = put_varint(at, zigzag(addr - pl->last_addr));
+    at = put_varint(at, n);
+    for (size_t i = 0; i < n; i++) {
+        at = put_varint(at, zigzag((uint64_t)costs[i] - (uint64_t)pl->last_costs[i]));
+        pl->last_costs[i] = costs[i];
     }
-    if (narrow) {
-        for (size_t i = 0; i < n; i++) {
-            uint32_t v = (uint32_t)costs[i];
-            memcpy(at + 4 * i, &v, 4);
-        }
-    } else {
-        memcpy(at, costs, n * sizeof *costs);
-    }
+    written(pl, at);
+    pl->last_file = file;
+    pl->last_line = line;
+    pl->last_addr = addr;
     return 0;
 }
 
 int pipe_call(pipeline *pl, uint64_t lineno, const call_rec *key, int guessed, const cg_cost *costs,
               size_t n, const uint32_t *map) {
-    size_t size = sizeof(call_op) + n * (sizeof *costs + (map ? sizeof *map : 0));
-    unsigned char *at = reserve(pl, lineno, OP_CALL, 0, n, size);
+    unsigned char *at = reserve(pl, lineno, OP_CALL);
     if (!at) return -1;
-    call_op *c = (call_op *)at;
-    c->key = *key;
-    c->guessed = (uint32_t)(guessed != 0);
-    c->mapped = map != NULL;
-    memcpy(at + sizeof *c, costs, n * sizeof *costs);
-    if (map) memcpy(at + sizeof *c + n * sizeof *costs, map, n * sizeof *map);
+    call_op c;
+    memset(&c, 0, sizeof c);
+    c.key = *key;
+    c.guessed = (uint32_t)(guessed != 0);
+    c.mapped = map != NULL;
+    memcpy(at, &c, sizeof c);
+    at = put_varint(at + sizeof c, n);
+    memcpy(at, costs, n * sizeof *costs);
+    at += n * sizeof *costs;
+    if (map) {
+        memcpy(at, map, n * sizeof *map);
+        at += n * sizeof *map;
+    }
+    written(pl, at);
     return 0;
 }
 
 int pipe_jump(pipeline *pl, uint64_t lineno, const jump_rec *key) {
-    jump_rec *j = (jump_rec *)reserve(pl, lineno, OP_JUMP, 0, 0, sizeof *j);
-    if (!j) return -1;
-    *j = *key;
+    unsigned char *at = reserve(pl, lineno, OP_JUMP);
+    if (!at) return -1;
+    memcpy(at, key, sizeof *key);
+    written(pl, at + sizeof *key);
     return 0;
 }
 
 int pipe_warning(void *ctx, uint64_t line, const char *message) {
     pipeline *pl = ctx;
     size_t len = strlen(message);
-    char *at = (char *)reserve(pl, line, OP_WARNING, 0, len, len + 1);
+    unsigned char *at = reserve(pl, line, OP_WARNING);
     if (!at) return -1;
+    at = put_varint(at, len);
     memcpy(at, message, len + 1);
+    written(pl, at + len + 1);
     return 0;
 }
 
