@@ -19,7 +19,7 @@
 enum { OP_FUNCTION = 1, OP_LINE, OP_CALL, OP_JUMP, OP_WARNING };
 enum { OP_MASK = 15, REG_SHIFT = 4, FLAG = 64 }; /* FLAG: same file (lines), defined (fn=) */
 
-enum { DEFAULT_BLOCK = 256 * 1024, MAX_QUEUED = 8 };
+enum { DEFAULT_BLOCK = 256 * 1024, MAX_QUEUED = 4 };
 
 /* The largest record: a call with its costs and event map, or a warning. */
 #define MAX_RECORD                                                                                 \

@@ -241,7 +241,7 @@ int read_buffer(const void *data, size_t size, const read_options *opts, const l
 
 /* What the reading thread hands over, in order: lines, progress, a damaged stream, the end. */
 enum { AHEAD_LINES, AHEAD_PROGRESS, AHEAD_DAMAGED, AHEAD_END };
-enum { AHEAD_QUEUED = 2 }; /* chunks of lines read ahead at most */
+enum { AHEAD_QUEUED = 1 }; /* chunks of lines read ahead at most (besides the one read) */
 
 typedef struct ahead_item {
     struct ahead_item *next;
