@@ -179,11 +179,14 @@ clean:
 # The data files are made once into bench/data/ (see bench/README.md).
 BENCH_BIN    := $(BUILD)/bench
 BENCH_PROGS  := $(BENCH_BIN)/gen $(BENCH_BIN)/driver $(BENCH_BIN)/tokenize $(BENCH_BIN)/workload
+# the thread counts the loader is also measured with (bench/README.md)
+BENCH_THREADS ?= 2
 
 .PHONY: bench bench-flavours
 
 bench: deps $(MODULE) $(BENCH_PROGS) rock
 	$(LUA_ENV) BENCH_BIN=$(BENCH_BIN) BENCH_QUICK=$(BENCH_QUICK) BENCH_BIG=$(BENCH_BIG) \
+	    BENCH_THREADS="$(BENCH_THREADS)" BENCH_LOAD_ONLY=$(BENCH_LOAD_ONLY) BENCH_RUNS=$(BENCH_RUNS) \
 	    BENCH_LUA=$(LUA) BENCH_COMMAND="$(abspath $(ROCK_TREE))/bin/callgrind" $(LUA) bench/run.lua
 
 # The Lua side on every interpreter of LUAS, on the data files `make bench` made:
