@@ -278,6 +278,19 @@ local function measure_lua(path, runs)
   return { load = median(loads), callees = median(callees), lines = median(lines), stats = last }
 end
 
+-- Two tokenizers at once on the same file, against one alone: how much of a second core a
+-- second thread gets on this machine (cores that share their execution units or their memory
+-- bandwidth give less than 2×), the ceiling of any two-thread load.
+local function measure_pair(path, runs)
+  local tok = ("%s/tokenize %s 1"):format(BIN, quote(path))
+  local ones, pairs_ = {}, {}
+  for i = 1, runs do
+    ones[i] = timed(tok)
+    pairs_[i] = timed("{ " .. tok .. " & " .. tok .. "; wait; }")
+  end
+  return { one = median(ones), pair = median(pairs_), ceiling = 2 * median(ones) / median(pairs_) }
+end
+
 local function measure_wc(path)
   if path:match("%.gz$") then return nil end
   local times = {}
@@ -419,6 +432,7 @@ local function measure(entry)
   entry.c = measure_c(path, entry.runs)
   entry.threaded = {}
   for _, n in ipairs(THREADS) do entry.threaded[n] = measure_c(path, entry.runs, n) end
+  if #THREADS > 0 then entry.pair = measure_pair(path, entry.runs) end
   local warnings = entry.c.warning and list(entry.c.warning) or {}
   local expected = 0
   for _, w in ipairs(warnings) do
@@ -727,6 +741,16 @@ local function report(entries)
       .. "or over the larger of the busiest thread's and half the whole (two cores of its own).")
     add()
     add(threads_table(entries))
+    add()
+    local rows = {}
+    for _, e in ipairs(entries) do
+      rows[#rows + 1] = { e.name, fmt_s(e.pair.one), fmt_s(e.pair.pair), fmt_n(e.pair.ceiling, 2) .. "×" }
+    end
+    add("What two threads can gain on this machine: two bare tokenizers run at once, each reading "
+      .. "the whole file, against one alone (median of as many runs); twice the one's time over "
+      .. "the pair's is the throughput of two threads that share nothing.")
+    add()
+    add(markdown_table({ "file", "one tokenizer", "two at once", "two-thread ceiling" }, rows))
     add()
   end
   add("## Model")
