@@ -181,16 +181,13 @@ static int parse_name(parser *ps, int table, const char *s, const char *end, uin
     return LINE_OK;
 }
 
-/* The function of that identity; `defined` when a fn= line begins a block of it. */
+/* The function of that identity into *out; `defined` when a fn= line begins a block of it.
+ * Threaded, *out is the register `reg` of the pipeline (st->fn, st->jfn and st->assoc_callee
+ * each have one, pipeline.h), which the builder's thread sets. */
 static int function_of(parser *ps, uint32_t name, uint32_t file, uint32_t object, int defined,
-                       uint32_t *out) {
-    /* threaded: st->fn, st->jfn and st->assoc_callee hold registers (pipeline.h) */
+                       int reg, uint32_t *out) {
     if (ps->pipe)
-        return pipe_function(ps->pipe, ps->st.lineno, name, file, object, defined,
-                             out == &ps->st.fn    ? PIPE_REG_FN
-                             : out == &ps->st.jfn ? PIPE_REG_JUMP_TO
-                                                  : PIPE_REG_CALLEE,
-                             out)
+        return pipe_function(ps->pipe, ps->st.lineno, name, file, object, defined, reg, out)
                    ? stopped(ps)
                    : LINE_OK;
     if (build_function(ps->b, name, file, object, out)) return out_of_memory(ps);
@@ -210,7 +207,7 @@ static int spec_line(parser *ps, const char *key, size_t klen, const char *s, co
         st->file = file; /* fn= ends inlined code: back to the function's own file */
         /* a section left out by the options adds no function, not even an empty one */
         if (st->skip_records) return LINE_OK;
-        if ((rc = function_of(ps, name, file, st->ob, 1, &st->fn))) return rc;
+        if ((rc = function_of(ps, name, file, st->ob, 1, PIPE_REG_FN, &st->fn))) return rc;
     } else if (KEY("fl")) {
         if ((rc = parse_name(ps, IDS_FILE, s, end, &st->fl))) return rc;
         st->file = st->fl;
@@ -231,7 +228,9 @@ static int spec_line(parser *ps, const char *key, size_t klen, const char *s, co
     } else if (KEY("jfn")) {
         if ((rc = parse_name(ps, IDS_FN, s, end, &name))) return rc;
         uint32_t file = st->jfi != NO_INDEX ? st->jfi : st->file;
-        if (!st->skip_records && (rc = function_of(ps, name, file, st->ob, 0, &st->jfn))) return rc;
+        if (!st->skip_records &&
+            (rc = function_of(ps, name, file, st->ob, 0, PIPE_REG_JUMP_TO, &st->jfn)))
+            return rc;
     } else {
         return malformed(ps, "unknown specification '%.*s='", (int)klen, key);
     }
@@ -588,7 +587,8 @@ static int assoc_line(parser *ps, const char *key, size_t klen, const char *s, c
         /* the callee's file defaults to the current one (fi=/fe= included), its object to ob= */
         uint32_t file = st->cfi != NO_INDEX ? st->cfi : st->file;
         uint32_t object = st->cob != NO_INDEX ? st->cob : st->ob;
-        if ((rc = function_of(ps, st->cfn, file, object, 0, &st->assoc_callee))) return rc;
+        if ((rc = function_of(ps, st->cfn, file, object, 0, PIPE_REG_CALLEE, &st->assoc_callee)))
+            return rc;
         st->assoc_guessed = st->cfi == NO_INDEX;
     }
     st->assoc = kind;
