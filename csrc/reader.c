@@ -241,7 +241,7 @@ int read_buffer(const void *data, size_t size, const read_options *opts, const l
 
 /* What the reading thread hands over, in order: lines, progress, a damaged stream, the end. */
 enum { AHEAD_LINES, AHEAD_PROGRESS, AHEAD_DAMAGED, AHEAD_END };
-enum { AHEAD_QUEUED = 1 }; /* chunks of lines read ahead at most (besides the one read) */
+enum { AHEAD_QUEUED = 2, AHEAD_PIECE = 256 << 10 }; /* pieces of lines waiting at most */
 
 typedef struct ahead_item {
     struct ahead_item *next;
@@ -306,12 +306,24 @@ static ahead_item *ahead_item_new(ahead *a, int kind, size_t size, cg_error *err
     return it;
 }
 
+/* Lines are handed over in pieces of about AHEAD_PIECE bytes cut at line ends, so that what
+ * waits between the threads stays small beside the reader's own chunk. */
 static int ahead_lines(void *ctx, const char *data, size_t size, cg_error *err) {
     ahead *a = ctx;
-    ahead_item *it = ahead_item_new(a, AHEAD_LINES, size, err);
-    if (!it) return -1;
-    memcpy(it->data, data, size);
-    return ahead_push(a, it, err);
+    while (size) {
+        size_t n = size;
+        if (n > AHEAD_PIECE) {
+            const char *nl = memchr(data + AHEAD_PIECE - 1, '\n', size - AHEAD_PIECE + 1);
+            n = nl ? (size_t)(nl + 1 - data) : size;
+        }
+        ahead_item *it = ahead_item_new(a, AHEAD_LINES, n, err);
+        if (!it) return -1;
+        memcpy(it->data, data, n);
+        if (ahead_push(a, it, err)) return -1;
+        data += n;
+        size -= n;
+    }
+    return 0;
 }
 
 static int ahead_damaged(void *ctx, const char *what, cg_error *err) {
