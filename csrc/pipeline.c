@@ -423,7 +423,9 @@ pipeline *pipeline_start(builder *b, fault_site *site, size_t block_size) {
     }
     pthread_cond_init(&pl->work, NULL);
     pthread_cond_init(&pl->room, NULL);
+    b->strings_busy = 1;
     if (pthread_create(&pl->thread, NULL, builder_thread, pl)) {
+        b->strings_busy = 0;
         pipeline_free(pl);
         return NULL;
     }
@@ -437,6 +439,7 @@ int pipeline_stop(pipeline *pl) {
     pthread_cond_signal(&pl->work);
     pthread_mutex_unlock(&pl->lock);
     pthread_join(pl->thread, NULL);
+    pl->b->strings_busy = 0;
     pipeline_free(pl);
     return rc;
 }

@@ -188,6 +188,49 @@ local TEXTS = {
     "3 4", "fl=(1) x.c", "fl=(1) y.c", "fn=(1)", "4 1", "" }, "\n"),
 }
 
+-- A function whose records come out of order, with duplicates, so that its stream is compacted
+-- while loading (lines.c: when it holds 4 times the distinct positions and 256 more), with
+-- records of one position in two files whose ids and names sort the other way round (z.c has
+-- the smaller id) and new file names defined all along; after the last compaction only records
+-- in order follow, so that the stream stays as that compaction left it until loading ends.
+local function compaction_text()
+  local out = { "events: Ir", "positions: instr line", "fl=(1) z.c", "fn=(1) main" }
+  local count, distinct, sorted, last = 0, 0, true, { 0, 0 }
+  local seen, nseen = {}, 0
+  -- a record as lines.c counts it; true when it sets off a compaction
+  local function record(file, addr, line)
+    out[#out + 1] = ("0x%x %d 1"):format(addr, line)
+    local key = file .. ":" .. addr .. ":" .. line
+    if not seen[key] then seen[key], nseen = true, nseen + 1 end
+    if count > 0 and sorted and not (addr > last[1] or (addr == last[1] and line > last[2])) then
+      sorted = false
+    end
+    count, last = count + 1, { addr, line }
+    if not sorted and count >= 4 * distinct + 256 then
+      count, distinct, sorted, last = nseen, nseen, true, { 16, 5 }
+      return true
+    end
+  end
+  local compactions, files = 0, 1
+  local i = 0
+  while compactions < 3 do
+    i = i + 1
+    if i % 50 == 1 then
+      files = files + 1
+      out[#out + 1] = ("fi=(%d) a%d.h"):format(files, files)
+      if record("a" .. files, 16, 5) then compactions = compactions + 1 end
+    end
+    out[#out + 1] = "fi=(2)"
+    if record("a2", 16, 5) then compactions = compactions + 1 end
+    out[#out + 1] = "fe=(1)"
+    if record("z", 16, 5) then compactions = compactions + 1 end
+    if compactions < 3 and record("z", 8, 4) then compactions = compactions + 1 end
+  end
+  for addr = 32, 40 do record("z", addr, 7) end
+  assert(sorted, "the records after the last compaction are in order")
+  return table.concat(out, "\n") .. "\n"
+end
+
 describe("a load on several threads", function()
   it("makes the model of a load on one, over every file of the specs", function()
     for _, path in ipairs(profile_files()) do
@@ -225,6 +268,7 @@ describe("a load on several threads", function()
 
   it("keeps sections, selections, Xdebug's profiles and inlined files in order", function()
     for name, text in pairs(TEXTS) do same_everywhere(name, parse_of(text, name)) end
+    same_everywhere("compaction", parse_of(compaction_text(), "compaction"))
     same_everywhere("part 2", parse_of(TEXTS.parts, "parts"), { part = 2 })
     same_everywhere("section 1", parse_of(TEXTS.parts, "parts"), { section = 1 })
     same_everywhere("no cycles", parse_of(TEXTS.parts, "parts"), { cycles = false })
