@@ -185,11 +185,14 @@ screenshots: $(MODULE)
 # The data files are made once into bench/data/ (see bench/README.md).
 BENCH_BIN    := $(BUILD)/bench
 BENCH_PROGS  := $(BENCH_BIN)/gen $(BENCH_BIN)/driver $(BENCH_BIN)/tokenize $(BENCH_BIN)/workload
+# the thread counts the loader is also measured with (bench/README.md)
+BENCH_THREADS ?= 2
 
 .PHONY: bench bench-flavours bench-html
 
 bench: deps $(MODULE) $(BENCH_PROGS) rock
 	$(LUA_ENV) BENCH_BIN=$(BENCH_BIN) BENCH_QUICK=$(BENCH_QUICK) BENCH_BIG=$(BENCH_BIG) \
+	    BENCH_THREADS="$(BENCH_THREADS)" BENCH_LOAD_ONLY=$(BENCH_LOAD_ONLY) BENCH_RUNS=$(BENCH_RUNS) \
 	    BENCH_LUA=$(LUA) BENCH_COMMAND="$(abspath $(ROCK_TREE))/bin/callgrind" $(LUA) bench/run.lua
 
 # The Lua side on every interpreter of LUAS, on the data files `make bench` made:
@@ -241,8 +244,9 @@ sanitize: deps jit-module
 	    LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;;" LUA_CPATH="$(SAN_BUILD)/?.so;;" \
 	    $(BUSTED) --output=utfTerminal spec
 
-# ThreadSanitizer on the module's only threads, those of load_async: the module built with
-# -fsanitize=thread and the background-load specs run against it (halt on the first report).
+# ThreadSanitizer on the module's threads, those of load_async and of threaded loads: the module
+# built with -fsanitize=thread and the specs of background and threaded loads run against it
+# (halt on the first report).
 TSAN_BUILD   := build/tsan
 tsan: deps
 	$(MAKE) BUILD=$(TSAN_BUILD) CFLAGS="-O1 -g -fsanitize=thread" LDLIBS="-lz -pthread -fsanitize=thread" \
@@ -250,7 +254,7 @@ tsan: deps
 	CALLGRIND_SPEC_TSAN=1 TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
 	    LD_PRELOAD="$(shell $(CC) -print-file-name=libtsan.so)" \
 	    LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;;" LUA_CPATH="$(TSAN_BUILD)/?.so;;" \
-	    $(BUSTED) --output=utfTerminal spec/async_spec.lua
+	    $(BUSTED) --output=utfTerminal spec/async_spec.lua spec/parallel_spec.lua
 
 memcheck: deps jit-module $(C_TESTS) $(MODULE)
 	@for t in $(C_TESTS); do echo "== memcheck $$t"; $(MEMCHECK) $$t || exit 1; done

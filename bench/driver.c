@@ -1,12 +1,19 @@
 /*
  * driver.c - loads one profile with the C library and reports what it cost.
  *
- *   driver FILE [REPEAT]
+ *   driver [--threads N] FILE [REPEAT]
  *
- * Loads FILE REPEAT times (default 1) in strict mode and prints one `key value` line per figure:
+ * Loads FILE REPEAT times (default 1) in strict mode on N threads (cg_options.threads; default
+ * 1, the calling thread alone; 0: the library's default) and prints one `key value` line per
+ * figure:
  *   load_seconds S        wall time of each load (one line per run)
  *   read_seconds S        of which reading and parsing: until the progress callback's last
  *                         call, which comes after the last line; the rest is the analysis
+ *   cpu_seconds S         processor time of the load, every thread (user and system)
+ *   main_cpu_seconds S    of which the calling thread's
+ *   thread_cpu_seconds S  each thread's (the calling one's included), the largest first, as a
+ *                         sampler sees them every 2 ms: the largest bounds the load's time on
+ *                         cores of its own, whatever else runs on the machine
  *   functions/calls/lines/jumps/sections/cycles/warnings N   of the last load
  *   total EVENT N         the last load's total of each raw event (one line per event)
  *   model_bytes N         bytes the last model holds in malloc (in use after minus before)
@@ -15,12 +22,16 @@
  * Run it with REPEAT 1 to have the peak of a single load. The first warnings are printed as
  * `warning TEXT`; a failed load prints `error MESSAGE` and exits with status 1.
  */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "callgrind.h"
 
@@ -49,20 +60,81 @@ static int on_progress(void *userdata, uint64_t done, uint64_t total) {
     return 0;
 }
 
+static double cpu_seconds(int who) {
+    struct rusage ru;
+    getrusage(who, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* The processor time of the load's threads, sampled from /proc/self/task/TID/schedstat (its
+ * first field: nanoseconds on a processor) until `done`; the sampler leaves itself out. */
+enum { MAX_SAMPLED = 64 };
+typedef struct sampler {
+    volatile int done;
+    long self;
+    long tid[MAX_SAMPLED];
+    double seconds[MAX_SAMPLED];
+    int n;
+} sampler;
+
+static void sample(sampler *s) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long tid = atol(e->d_name);
+        if (tid <= 0 || tid == s->self) continue;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        unsigned long long ns = 0;
+        if (fscanf(f, "%llu", &ns) != 1) ns = 0;
+        fclose(f);
+        int i = 0;
+        while (i < s->n && s->tid[i] != tid) i++;
+        if (i == s->n) {
+            if (s->n == MAX_SAMPLED) continue;
+            s->tid[s->n] = tid;
+            s->seconds[s->n++] = 0;
+        }
+        if ((double)ns / 1e9 > s->seconds[i]) s->seconds[i] = (double)ns / 1e9;
+    }
+    closedir(d);
+}
+
+static void *sampler_thread(void *arg) {
+    sampler *s = arg;
+    s->self = (long)gettid();
+    while (!s->done) {
+        sample(s);
+        nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
+    return NULL;
+}
+
 static size_t malloc_in_use(void) {
     struct mallinfo2 mi = mallinfo2();
     return mi.uordblks + mi.hblkhd;
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: driver FILE [REPEAT]\n");
+    int threads = 1;
+    if (argc >= 3 && strcmp(argv[1], "--threads") == 0) {
+        threads = atoi(argv[2]);
+        argv += 2;
+        argc -= 2;
+    }
+    if (argc < 2 || argc > 3 || threads < 0) {
+        fprintf(stderr, "usage: driver [--threads N] FILE [REPEAT]\n");
         return 2;
     }
     int repeat = argc == 3 ? atoi(argv[2]) : 1;
     if (repeat < 1) repeat = 1;
     cg_options opts;
     memset(&opts, 0, sizeof opts); /* strict */
+    opts.threads = threads;
     opts.progress = on_progress;
     cg_profile *p = NULL;
     long rss_before = 0, rss_after = 0;
@@ -72,9 +144,21 @@ int main(int argc, char **argv) {
         cg_error err;
         rss_before = rss_kb();
         heap_before = malloc_in_use();
+        sampler smp;
+        memset(&smp, 0, sizeof smp);
+        smp.self = -1;
+        sample(&smp); /* the calling thread first */
+        pthread_t sampling;
+        int sampled = pthread_create(&sampling, NULL, sampler_thread, &smp) == 0;
+        double c0 = cpu_seconds(RUSAGE_SELF), m0 = cpu_seconds(RUSAGE_THREAD);
         double t0 = now();
         p = cg_load_file(argv[1], &opts, &err);
         double t1 = now();
+        double c1 = cpu_seconds(RUSAGE_SELF), m1 = cpu_seconds(RUSAGE_THREAD);
+        if (sampled) {
+            smp.done = 1;
+            pthread_join(sampling, NULL);
+        }
         if (!p) {
             printf("error %s\n", err.message);
             return 1;
@@ -83,6 +167,20 @@ int main(int argc, char **argv) {
         heap_after = malloc_in_use();
         printf("load_seconds %.6f\n", t1 - t0);
         printf("read_seconds %.6f\n", last_progress - t0);
+        printf("cpu_seconds %.6f\n", c1 - c0);
+        printf("main_cpu_seconds %.6f\n", m1 - m0);
+        if (sampled) {
+            smp.seconds[0] = m1 - m0; /* the calling thread: exact */
+            for (int i = 0; i < smp.n; i++)
+                for (int j = i + 1; j < smp.n; j++)
+                    if (smp.seconds[j] > smp.seconds[i]) {
+                        double t = smp.seconds[i];
+                        smp.seconds[i] = smp.seconds[j];
+                        smp.seconds[j] = t;
+                    }
+            for (int i = 0; i < smp.n; i++)
+                if (smp.seconds[i] > 0) printf("thread_cpu_seconds %.6f\n", smp.seconds[i]);
+        }
         fflush(stdout);
     }
     printf("functions %zu\n", cg_function_count(p));

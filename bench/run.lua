@@ -12,7 +12,10 @@
 -- BENCH_REPORT_TIMEOUT (seconds allowed to each step of the reports table, 60), BENCH_LUA
 -- (interpreter, lua5.4), BENCH_COMMAND (the installed `callgrind` command), BENCH_RESULTS (where
 -- the results go), BENCH_ONLY (Lua patterns separated by commas: only the files whose name one
--- of them matches).
+-- of them matches), BENCH_THREADS (the thread counts the loader is also measured with, beyond
+-- the one thread of the main tables: "2" by default, "" for none), BENCH_LOAD_ONLY=1 (the C
+-- loader, the tokenizer and wc -l only: no Lua, no callgrind_annotate, no reports),
+-- BENCH_RUNS (at most this many runs of each program per file).
 -- Run from the repository root with LUA_PATH and LUA_CPATH set as the Makefile's test target
 -- sets them.
 
@@ -27,6 +30,12 @@ local COMMAND = os.getenv("BENCH_COMMAND") or (BIN:gsub("/bench$", "") .. "/rock
 local RESULTS = os.getenv("BENCH_RESULTS")
 local DATA = "bench/data"
 local MB = 1000000
+local THREADS = {}
+for n in (os.getenv("BENCH_THREADS") or "2"):gmatch("%d+") do
+  if tonumber(n) > 1 then table.insert(THREADS, tonumber(n)) end
+end
+local LOAD_ONLY = os.getenv("BENCH_LOAD_ONLY") == "1"
+local MAX_RUNS = tonumber(os.getenv("BENCH_RUNS") or "")
 
 -- ---- shell helpers ------------------------------------------------------------------------
 
@@ -209,20 +218,32 @@ local function count_lines(path)
   return tonumber(must(cmd:format(quote(path))):match("(%d+)"))
 end
 
--- The C driver, once per process, `runs` times.
-local function measure_c(path, runs)
-  local times, reads, peak, last = {}, {}, 0, nil
+-- The C driver on `threads` threads (default 1), once per process, `runs` times.
+local function measure_c(path, runs, threads)
+  local times, reads, cpus, mains, longest, peak, last = {}, {}, {}, {}, {}, 0, nil
   for _ = 1, runs do
-    local out, ok = run(("%s/driver %s 1"):format(BIN, quote(path)))
+    local out, ok = run(("%s/driver --threads %d %s 1"):format(BIN, threads or 1, quote(path)))
     local r = parse_keys(out)
     if not ok or r.error then error("driver failed on " .. path .. ":\n" .. out, 0) end
     table.insert(times, r.load_seconds)
     table.insert(reads, r.read_seconds)
+    table.insert(cpus, r.cpu_seconds)
+    table.insert(mains, r.main_cpu_seconds)
+    -- the busiest thread (the driver prints the largest first)
+    table.insert(longest, list(r.thread_cpu_seconds or r.main_cpu_seconds)[1])
     peak = math.max(peak, r.peak_rss_kb)
     last = r
   end
   last.median = median(times)
   last.read_median = median(reads)
+  last.cpu_median = median(cpus)
+  -- the calling thread's processor time, the others' and the busiest thread's: what the load
+  -- takes on cores of its own is at least the busiest thread's time, and on two cores at least
+  -- half the whole
+  last.main_median = median(mains)
+  last.other_median = last.cpu_median - last.main_median
+  last.longest_median = median(longest)
+  last.two_cores = math.max(last.longest_median, last.cpu_median / 2)
   last.times = times
   last.peak_rss_kb = peak
   return last
@@ -255,6 +276,19 @@ local function measure_lua(path, runs)
     last = r
   end
   return { load = median(loads), callees = median(callees), lines = median(lines), stats = last }
+end
+
+-- Two tokenizers at once on the same file, against one alone: how much of a second core a
+-- second thread gets on this machine (cores that share their execution units or their memory
+-- bandwidth give less than 2×), the ceiling of any two-thread load.
+local function measure_pair(path, runs)
+  local tok = ("%s/tokenize %s 1"):format(BIN, quote(path))
+  local ones, pairs_ = {}, {}
+  for i = 1, runs do
+    ones[i] = timed(tok)
+    pairs_[i] = timed("{ " .. tok .. " & " .. tok .. "; wait; }")
+  end
+  return { one = median(ones), pair = median(pairs_), ceiling = 2 * median(ones) / median(pairs_) }
 end
 
 local function measure_wc(path)
@@ -391,6 +425,8 @@ end
 local function measure(entry)
   local path = entry.path
   log("measuring %s (%s)", entry.name, path)
+  if MAX_RUNS then entry.runs = math.max(1, math.min(entry.runs, MAX_RUNS)) end
+  if LOAD_ONLY then entry.reports = nil end
   entry.bytes = file_size(path)
   entry.text_bytes = entry.text and file_size(entry.text) or entry.bytes
   warm(entry.text or path)
@@ -402,6 +438,9 @@ local function measure(entry)
     error(("%s: the tokenizer read %d lines, wc -l counts %d"):format(path, entry.tok.lines, entry.lines), 0)
   end
   entry.c = measure_c(path, entry.runs)
+  entry.threaded = {}
+  for _, n in ipairs(THREADS) do entry.threaded[n] = measure_c(path, entry.runs, n) end
+  if #THREADS > 0 then entry.pair = measure_pair(path, entry.runs) end
   local warnings = entry.c.warning and list(entry.c.warning) or {}
   local expected = 0
   for _, w in ipairs(warnings) do
@@ -411,8 +450,8 @@ local function measure(entry)
     error(("%s: %d warnings, first: %s"):format(path, entry.c.warnings, warnings[1]), 0)
   end
   entry.expected_warnings = expected
-  entry.lua = measure_lua(path, math.min(entry.runs, 3))
-  if entry.ca then
+  if not LOAD_ONLY then entry.lua = measure_lua(path, math.min(entry.runs, 3)) end
+  if entry.ca and not LOAD_ONLY then
     entry.ca_seconds, entry.ca_totals = measure_ca(path)
     local totals = driver_totals(entry.c)
     -- callgrind_annotate shows the summary: line of the file, which in a file of several parts
@@ -427,7 +466,7 @@ local function measure(entry)
       end
     end
   end
-  if entry.check then check_with_ca(entry) end
+  if entry.check and not LOAD_ONLY then check_with_ca(entry) end
   local c = entry.c
   entry.records = c.functions + c.calls + c.lines + c.jumps
   entry.mb_per_s = entry.text_bytes / MB / c.median
@@ -479,6 +518,29 @@ local function loader_table(entries)
   return markdown_table({ "file", "MB", "lines", "load (median)", "after reading", "MB/s",
     "M lines/s", "peak RSS MB", "RSS / size", "model B / record", "tokenizer", "load / tok",
     "wc -l", "load / wc" }, rows)
+end
+
+-- The loads on several threads against the load on one: wall time, and the processor time of
+-- the calling thread and of the others, whose larger is the load's time on cores of its own
+-- (the wall time also counts what else ran on the machine).
+local function threads_table(entries)
+  local rows = {}
+  for _, e in ipairs(entries) do
+    local one = e.c
+    table.insert(rows, { e.name, "1", fmt_s(one.median), "1.00×", fmt_s(one.cpu_median),
+      fmt_s(one.main_median), "-", fmt_s(one.longest_median), "1.00×", "1.00×",
+      fmt_n(one.peak_rss_kb / 1024) })
+    for _, n in ipairs(THREADS) do
+      local t = e.threaded[n]
+      table.insert(rows, { e.name, tostring(n), fmt_s(t.median), fmt_n(one.median / t.median, 2) .. "×",
+        fmt_s(t.cpu_median), fmt_s(t.main_median), fmt_s(t.other_median), fmt_s(t.longest_median),
+        fmt_n(one.cpu_median / t.two_cores, 2) .. "×", fmt_n(one.cpu_median / t.longest_median, 2) .. "×",
+        fmt_n(t.peak_rss_kb / 1024) })
+    end
+  end
+  return markdown_table({ "file", "threads", "load (median)", "speed-up", "processor time",
+    "calling thread", "other threads", "busiest thread", "speed-up, 2 cores of its own",
+    "speed-up, cores of its own", "peak RSS MB" }, rows)
 end
 
 local function model_table(entries)
@@ -577,8 +639,21 @@ local function targets(entries)
     add("one thread: load within 2× of the tokenizer, every file (worst: " .. tok.name .. ")",
       tok.c.median <= 2 * tok.tok.median, fmt_n(tok.c.median / tok.tok.median, 1) .. "×")
   end
-  add("two threads: load ≥ 1.7× as fast as one, files of 100 MB and more", nil,
-    "the loader has no thread option yet")
+  local slowest
+  for _, x in ipairs(entries) do
+    local t = x.threaded[2]
+    if t and x.text_bytes >= 100 * MB and (not slowest or x.c.median / t.median <
+        slowest.c.median / slowest.threaded[2].median) then
+      slowest = x
+    end
+  end
+  if slowest then
+    local ratio = slowest.c.median / slowest.threaded[2].median
+    add("two threads: load ≥ 1.7× as fast as one, files of 100 MB and more (worst: " .. slowest.name
+      .. ")", ratio >= 1.7, fmt_n(ratio, 2) .. "×")
+  else
+    add("two threads: load ≥ 1.7× as fast as one, files of 100 MB and more", nil)
+  end
   local plain, gz = e["instr 100 MB"], e["instr 100 MB .gz"]
   add("gzip input ≥ 0.9× as fast as plain, instr 100 MB", plain and gz and plain.c.median / gz.c.median >= 0.9,
     plain and gz and (fmt_n(plain.c.median / gz.c.median, 2) .. "×"))
@@ -600,6 +675,7 @@ local function targets(entries)
     end
   end
   local x = e["instr 1 GB"]
+  x = x and x.lua and x
   add("Lua walk of all functions and callees < 1 s, instr 1 GB", x and x.lua.callees < 1,
     x and fmt_s(x.lua.callees))
   local _, passed, judged = report_speed.section(entries, speed_env())
@@ -663,10 +739,34 @@ local function report(entries)
   add()
   add(loader_table(entries))
   add()
+  if #THREADS > 0 then
+    add("## Threads")
+    add()
+    add("The same loads with `opts.threads` (bench/driver --threads N), median of as many runs. "
+      .. "Processor time is the whole process's during the load: the calling thread parses, "
+      .. "one thread builds the model, one reads (and inflates). The wall time counts whatever "
+      .. "else the machine ran; the processor times do not: the load's own speed-up is the one "
+      .. "thread's processor time over the busiest thread's (cores of its own, one per thread) "
+      .. "or over the larger of the busiest thread's and half the whole (two cores of its own).")
+    add()
+    add(threads_table(entries))
+    add()
+    local rows = {}
+    for _, e in ipairs(entries) do
+      rows[#rows + 1] = { e.name, fmt_s(e.pair.one), fmt_s(e.pair.pair), fmt_n(e.pair.ceiling, 2) .. "×" }
+    end
+    add("What two threads can gain on this machine: two bare tokenizers run at once, each reading "
+      .. "the whole file, against one alone (median of as many runs); twice the one's time over "
+      .. "the pair's is the throughput of two threads that share nothing.")
+    add()
+    add(markdown_table({ "file", "one tokenizer", "two at once", "two-thread ceiling" }, rows))
+    add()
+  end
   add("## Model")
   add()
   add(model_table(entries))
   add()
+  if LOAD_ONLY then return table.concat(lines, "\n") end
   add("## Lua module and callgrind_annotate")
   add()
   add("Lua: CPU time (`os.clock`) of `callgrind.load`, of a walk over every function and its "
@@ -700,7 +800,7 @@ local function main()
   local entries = suite()
   for _, entry in ipairs(entries) do measure(entry) end
   for _, entry in ipairs(entries) do
-    if entry.reports then
+    if entry.reports and not LOAD_ONLY then
       log("reports on %s", entry.name)
       report_speed.measure(entry, speed_env())
     end

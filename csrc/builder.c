@@ -169,8 +169,8 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
         row_add(costs_row(&p->section_costs, p->nraw, b->section), costs, n))
         return ST_OVERFLOW;
     if (row_add(costs_row(&p->fn_self, p->nraw, fn), costs, n)) return ST_OVERFLOW;
-    return line_append(&p->line_stores[fn], file, line, addr, costs, n, &p->strings, p->nraw,
-                       &b->scratch);
+    return line_append(&p->line_stores[fn], file, line, addr, costs, n,
+                       b->strings_busy ? NULL : &p->strings, p->nraw, &b->scratch);
 }
 
 /* ---- calls and jumps ---- */

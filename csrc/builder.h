@@ -40,6 +40,9 @@ typedef struct builder {
     fn_cache_entry fn_cache[1 << FN_CACHE_BITS];
     line_scratch scratch; /* for compacting line records */
     uint32_t block_fn;    /* the function of the last fn= block, or NO_INDEX */
+    /* another thread interns strings while this one builds (pipeline.h): the strings are not
+     * read, not even to order line records by file name */
+    int strings_busy;
     event_desc *descs;
     size_t ndescs, descs_cap;
     /* For resolve.c: functions bound by a fn= line, calls whose callee file was guessed. */

@@ -67,6 +67,12 @@ typedef struct cg_options {
      * any other its self cost plus its calls (self-calls left out of both), whatever recursion
      * there is: callgrind_annotate's numbers. 0: cycles as KCachegrind shows them. */
     int no_cycles;
+    /* Threads a load may use: 0 means the cores available, at most 8; 1 loads on the calling
+     * thread alone. The model, warnings and errors are the same whatever the number. */
+    int threads;
+    /* For tests only: the bytes of records handed from one thread to another at a time (0: the
+     * default), so that small inputs are cut into many pieces. */
+    size_t chunk_size;
 } cg_options;
 
 /* ---- Loading ------------------------------------------------------------------------------ */

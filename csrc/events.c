@@ -49,7 +49,7 @@ typedef struct expander {
 
 /* Where a doubt about the `event:` line of input `source` is reported. */
 static fault_site site_of(cg_profile *p, cg_error *err, uint32_t source) {
-    fault_site site = {p, err, strtab_get(&p->strings, source), 1};
+    fault_site site = {p, err, strtab_get(&p->strings, source), 1, NULL, NULL};
     return site;
 }
 

@@ -37,11 +37,16 @@ static int stop_with(const fault_site *s, int code, uint64_t line, const char *t
     return -1;
 }
 
+int fault_keep(const fault_site *s, uint64_t line, const char *message) {
+    if (profile_warn(s->p, message)) return stop_with(s, CG_ERR_NOMEM, line, "out of memory");
+    return 0;
+}
+
 static int warn_with(const fault_site *s, uint64_t line, const char *text) {
     char msg[sizeof s->err->message];
     prefixed(msg, sizeof msg, s, line, text);
-    if (profile_warn(s->p, msg)) return stop_with(s, CG_ERR_NOMEM, line, "out of memory");
-    return 0;
+    if (s->defer) return s->defer(s->defer_ctx, line, msg) ? -1 : 0;
+    return fault_keep(s, line, msg);
 }
 
 /* What a fault does: as the load's mode says, always stop, or only warn. */

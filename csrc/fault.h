@@ -22,6 +22,10 @@ typedef struct fault_site {
     cg_error *err;
     const char *name;
     int tolerant;
+    /* When set, warnings go to defer (the message written in full) instead of the profile:
+     * a threaded load keeps them in order with the records (pipeline.h). Nonzero: stop. */
+    int (*defer)(void *ctx, uint64_t line, const char *message);
+    void *defer_ctx;
 } fault_site;
 
 /* A fault at `line` of the input: a strict load stops (err gets `code` and "NAME:LINE: text",
@@ -34,6 +38,10 @@ int fault_stop(const fault_site *s, int code, uint64_t line, const char *fmt, ..
 /* A doubt that never stops a load: a warning "NAME:LINE: text"; -1 only when out of memory. */
 int fault_warn(const fault_site *s, uint64_t line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Keeps a warning written in full ("NAME:LINE: text") in the profile; -1 only when out of
+ * memory (err set). */
+int fault_keep(const fault_site *s, uint64_t line, const char *message);
 
 #pragma GCC visibility pop
 

@@ -194,6 +194,7 @@ static int key_cmp(const sorter *st, uint32_t a, uint32_t b) {
     if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
     if (x->line != y->line) return x->line < y->line ? -1 : 1;
     if (x->file == y->file) return 0;
+    if (!st->strings) return x->file < y->file ? -1 : 1;
     return strcmp(strtab_get(st->strings, x->file), strtab_get(st->strings, y->file));
 }
 
@@ -272,6 +273,7 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
     *s = out;
     s->distinct = s->count;
     s->sorted = 1;
+    s->ties_by_id = strings == NULL;
     return ST_OK;
 }
 
@@ -299,7 +301,7 @@ void line_give_back(line_store *s) {
 }
 
 status line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
-    if (s->sorted || !s->count) {
+    if ((s->sorted && !s->ties_by_id) || !s->count) {
         s->distinct = s->count;
         trim(s);
         return ST_OK;

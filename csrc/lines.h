@@ -29,7 +29,8 @@ typedef struct line_store {
     uint32_t count;    /* records in the stream */
     uint32_t distinct; /* records after the last compaction */
     uint32_t last_file;
-    int sorted; /* strictly increasing (address, line) so far */
+    int sorted;     /* strictly increasing (address, line) so far */
+    int ties_by_id; /* compacted with records at one position in file id order (see below) */
     uint64_t last_line, last_addr;
 } line_store;
 
@@ -41,7 +42,10 @@ typedef struct line_scratch {
 } line_scratch;
 
 /* Appends a record; `costs` holds `n` costs in event order (more events count as zero).
- * `nraw` is the profile's event count, for compactions. */
+ * `nraw` is the profile's event count, for compactions. `strings` NULL: the strings may not be
+ * read now (another thread adds to them); a compaction then orders the records of one address
+ * and line by file id, and line_finish orders them by file name. Sums, the times a compaction
+ * runs and the final stream are the same either way. */
 status line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, const cg_cost *costs,
                    size_t n, const strtab *strings, size_t nraw, line_scratch *scratch);
 /* The loader moves on to another function's records: the stream gives back its spare room

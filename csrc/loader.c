@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "events.h"
@@ -37,6 +38,14 @@ void cg_loader_free(cg_loader *ld) {
     free(ld);
 }
 
+/* The threads a load uses: as asked, else the cores available, at most MAX_THREADS. */
+enum { MAX_THREADS = 8 };
+static int load_threads(const cg_options *o) {
+    if (o->threads > 0) return o->threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
 /* Each input is parsed under its own name; the failure of one leaves the loader unusable. */
 static int add_input(cg_loader *ld, const char *name, const char *path, const void *data,
                      size_t size, cg_error *err) {
@@ -57,8 +66,31 @@ static int add_input(cg_loader *ld, const char *name, const char *path, const vo
     parse_begin(&ld->ps, stored, source);
     read_options ro = {stored, ld->opts.progress, ld->opts.progress_userdata};
     line_sink sink = parser_sink(&ld->ps);
-    int rc = path ? read_file(path, &ro, &sink, err) : read_buffer(data, size, &ro, &sink, err);
-    if (rc || parse_end(&ld->ps, err)) {
+    /* threaded: the builder replays the parser's records in a thread of its own (pipeline.h);
+     * when no thread can be made, the input is read on this one */
+    pipeline *pl = NULL;
+    if (load_threads(&ld->opts) > 1 &&
+        (pl = pipeline_start(&ld->b, &ld->ps.site, ld->opts.chunk_size))) {
+        ld->ps.pipe = pl;
+        ld->ps.site.defer = pipe_warning;
+        ld->ps.site.defer_ctx = pl;
+    }
+    int rc;
+    if (!pl)
+        rc = path ? read_file(path, &ro, &sink, err) : read_buffer(data, size, &ro, &sink, err);
+    else /* and the reading, or the inflating, in a third */
+        rc = path ? read_file_ahead(path, &ro, &sink, err)
+                  : read_buffer_ahead(data, size, &ro, &sink, err);
+    if (!rc) rc = parse_end(&ld->ps, err);
+    if (pl) {
+        /* the builder's first fault comes before any the parser found later */
+        ld->ps.site.err = err;
+        if (pipeline_stop(pl)) rc = -1;
+        ld->ps.pipe = NULL;
+        ld->ps.site.defer = NULL;
+        ld->ps.site.defer_ctx = NULL;
+    }
+    if (rc) {
         ld->failed = 1;
         return -1;
     }

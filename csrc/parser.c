@@ -61,6 +61,12 @@ static const char *skip_space(const char *s, const char *end) {
     return s;
 }
 
+/* In a threaded load, waits until the builder's thread has every record so far: the sections,
+ * events and headers are then the builder's to change (pipeline.h). */
+static int settle(parser *ps) {
+    return ps->pipe && pipe_sync(ps->pipe) ? stopped(ps) : LINE_OK;
+}
+
 static int intern(parser *ps, const char *s, size_t len, uint32_t *out) {
     return build_string(ps->b, s, len, out) ? out_of_memory(ps) : LINE_OK;
 }
@@ -71,6 +77,7 @@ static int intern(parser *ps, const char *s, size_t len, uint32_t *out) {
 static int finish_section(parser *ps, int at_end) {
     parse_state *st = &ps->st;
     builder *b = ps->b;
+    if (settle(ps)) return LINE_STOP;
     size_t s = build_section_current(b);
     if (s == CG_NONE) return LINE_OK;
     int keep = !st->skip_records && build_section_chosen(b);
@@ -104,7 +111,7 @@ static unsigned positions_mask(const parse_state *st) {
  * says otherwise; positions, the current function and files start afresh. */
 static int new_section(parser *ps) {
     parse_state *st = &ps->st;
-    if (finish_section(ps, 0)) return LINE_STOP;
+    if (finish_section(ps, 0) || settle(ps)) return LINE_STOP;
     if (build_section_open(ps->b, st->source, st->lineno)) return out_of_memory(ps);
     st->body_started = 0;
     st->skip_records = 0;
@@ -119,7 +126,10 @@ static int enter_body(parser *ps) {
         int rc = new_section(ps);
         if (rc) return rc;
     }
-    if (!st->body_started) st->skip_records = !build_section_chosen(ps->b);
+    if (!st->body_started) {
+        if (settle(ps)) return LINE_STOP;
+        st->skip_records = !build_section_chosen(ps->b);
+    }
     st->body_started = 1;
     return LINE_OK;
 }
@@ -171,8 +181,18 @@ static int parse_name(parser *ps, int table, const char *s, const char *end, uin
     return LINE_OK;
 }
 
-static int function_of(parser *ps, uint32_t name, uint32_t file, uint32_t object, uint32_t *out) {
-    return build_function(ps->b, name, file, object, out) ? out_of_memory(ps) : LINE_OK;
+/* The function of that identity into *out; `defined` when a fn= line begins a block of it.
+ * Threaded, *out is the register `reg` of the pipeline (st->fn, st->jfn and st->assoc_callee
+ * each have one, pipeline.h), which the builder's thread sets. */
+static int function_of(parser *ps, uint32_t name, uint32_t file, uint32_t object, int defined,
+                       int reg, uint32_t *out) {
+    if (ps->pipe)
+        return pipe_function(ps->pipe, ps->st.lineno, name, file, object, defined, reg, out)
+                   ? stopped(ps)
+                   : LINE_OK;
+    if (build_function(ps->b, name, file, object, out)) return out_of_memory(ps);
+    if (defined) build_defined(ps->b, *out);
+    return LINE_OK;
 }
 
 static int spec_line(parser *ps, const char *key, size_t klen, const char *s, const char *end) {
@@ -187,8 +207,7 @@ static int spec_line(parser *ps, const char *key, size_t klen, const char *s, co
         st->file = file; /* fn= ends inlined code: back to the function's own file */
         /* a section left out by the options adds no function, not even an empty one */
         if (st->skip_records) return LINE_OK;
-        if ((rc = function_of(ps, name, file, st->ob, &st->fn))) return rc;
-        build_defined(ps->b, st->fn);
+        if ((rc = function_of(ps, name, file, st->ob, 1, PIPE_REG_FN, &st->fn))) return rc;
     } else if (KEY("fl")) {
         if ((rc = parse_name(ps, IDS_FILE, s, end, &st->fl))) return rc;
         st->file = st->fl;
@@ -209,7 +228,9 @@ static int spec_line(parser *ps, const char *key, size_t klen, const char *s, co
     } else if (KEY("jfn")) {
         if ((rc = parse_name(ps, IDS_FN, s, end, &name))) return rc;
         uint32_t file = st->jfi != NO_INDEX ? st->jfi : st->file;
-        if (!st->skip_records && (rc = function_of(ps, name, file, st->ob, &st->jfn))) return rc;
+        if (!st->skip_records &&
+            (rc = function_of(ps, name, file, st->ob, 0, PIPE_REG_JUMP_TO, &st->jfn)))
+            return rc;
     } else {
         return malformed(ps, "unknown specification '%.*s='", (int)klen, key);
     }
@@ -299,6 +320,11 @@ static int self_cost(parser *ps, const uint64_t *pos, size_t n) {
         costs = ps->row;
         n = width;
     }
+    if (ps->pipe)
+        return pipe_line(ps->pipe, st->lineno, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR],
+                         costs, n)
+                   ? stopped(ps)
+                   : LINE_OK;
     return built(ps, build_line(ps->b, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR], costs, n),
                  "cost sum");
 }
@@ -319,6 +345,11 @@ static int call_cost(parser *ps, const uint64_t *pos, size_t n) {
                     st->assoc_target[COL_LINE],
                     st->assoc_target[COL_INSTR]};
     st->cob = st->cfi = NO_INDEX;
+    if (ps->pipe)
+        return pipe_call(ps->pipe, st->lineno, &key, st->assoc_guessed, ps->values, n,
+                         st->identity_map ? NULL : st->event_map)
+                   ? stopped(ps)
+                   : LINE_OK;
     cg_cost *row;
     int rc = built(ps, build_call(ps->b, &key, st->assoc_guessed, &row), "call count sum");
     if (rc) return rc;
@@ -346,6 +377,7 @@ static int jump_source(parser *ps, const uint64_t *pos, size_t n, int conditiona
                     st->assoc_taken,
                     conditional};
     st->jfi = st->jfn = NO_INDEX;
+    if (ps->pipe) return pipe_jump(ps->pipe, st->lineno, &key) ? stopped(ps) : LINE_OK;
     return built(ps, build_jump(ps->b, &key), "jump count sum");
 }
 
@@ -555,7 +587,8 @@ static int assoc_line(parser *ps, const char *key, size_t klen, const char *s, c
         /* the callee's file defaults to the current one (fi=/fe= included), its object to ob= */
         uint32_t file = st->cfi != NO_INDEX ? st->cfi : st->file;
         uint32_t object = st->cob != NO_INDEX ? st->cob : st->ob;
-        if ((rc = function_of(ps, st->cfn, file, object, &st->assoc_callee))) return rc;
+        if ((rc = function_of(ps, st->cfn, file, object, 0, PIPE_REG_CALLEE, &st->assoc_callee)))
+            return rc;
         st->assoc_guessed = st->cfi == NO_INDEX;
     }
     st->assoc = kind;
@@ -718,6 +751,7 @@ static int starts_section(const parser *ps, const char *key, size_t klen) {
 static int header_line(parser *ps, const char *key, size_t klen, const char *s, const char *end) {
     parse_state *st = &ps->st;
     int rc;
+    if (settle(ps)) return LINE_STOP;
     if (starts_section(ps, key, klen) && (rc = new_section(ps))) return rc;
     s = skip_space(s, end);
     while (end > s && is_space(end[-1])) end--;

@@ -9,6 +9,7 @@
 #include "builder.h"
 #include "fault.h"
 #include "idmap.h"
+#include "pipeline.h"
 #include "reader.h"
 
 /* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
@@ -63,6 +64,7 @@ typedef struct parse_state {
 
 typedef struct parser {
     builder *b;      /* where records go */
+    pipeline *pipe;  /* in a threaded load, where records go instead (NULL: to b) */
     fault_site site; /* where faults go: the input's name, strict or tolerant */
     parse_state st;
     /* one line's costs as the section lists its events, and in the profile's event order when

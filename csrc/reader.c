@@ -3,6 +3,7 @@
  * reports progress a bounded number of times. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,17 +32,22 @@ typedef struct reading {
     cg_error *err;
 } reading;
 
+/* Calls the progress callback; -1 with the error set when it asks to stop. */
+static int call_progress(const read_options *o, uint64_t done, uint64_t total, cg_error *err) {
+    if (o->progress(o->progress_userdata, done, total)) {
+        set_error(err, CG_ERR_ABORTED, 0, "%s: load aborted by the progress callback", o->name);
+        return -1;
+    }
+    return 0;
+}
+
 static int report_progress(const reading *rd, progress *pr, uint64_t done, int last) {
     const read_options *o = rd->opts;
     if (!o->progress || (!last && done < pr->next)) return 0;
     uint64_t step = pr->total / PROGRESS_STEPS;
     if (step < CHUNK) step = CHUNK;
     pr->next = done + step;
-    if (o->progress(o->progress_userdata, done, pr->total)) {
-        set_error(rd->err, CG_ERR_ABORTED, 0, "%s: load aborted by the progress callback", o->name);
-        return -1;
-    }
-    return 0;
+    return call_progress(o, done, pr->total, rd->err);
 }
 
 static int nomem(const reading *rd) {
@@ -229,4 +235,230 @@ int read_buffer(const void *data, size_t size, const read_options *opts, const l
         if (report_progress(&rd, &pr, offset, 0)) return -1;
     }
     return report_progress(&rd, &pr, size, 1);
+}
+
+/* ---- reading ahead in a thread of its own ---- */
+
+/* What the reading thread hands over, in order: lines, progress, a damaged stream, the end. */
+enum { AHEAD_LINES, AHEAD_PROGRESS, AHEAD_DAMAGED, AHEAD_END };
+enum { AHEAD_QUEUED = 2, AHEAD_PIECE = 256 << 10 }; /* pieces of lines waiting at most */
+
+typedef struct ahead_item {
+    struct ahead_item *next;
+    int kind;
+    size_t size;
+    const char *what; /* AHEAD_DAMAGED: a string literal of pump */
+    uint64_t done, total;
+    char data[]; /* AHEAD_LINES */
+} ahead_item;
+
+typedef struct ahead {
+    /* the reading thread's input */
+    const char *path;
+    const void *data;
+    size_t size;
+    read_options opts; /* progress forwarded */
+    line_sink sink;    /* forwarding */
+    cg_error err;      /* its own error, given when it ends the read */
+    int rc;
+    /* shared, under lock */
+    pthread_mutex_t lock;
+    pthread_cond_t items, room;
+    ahead_item *head, *tail;
+    size_t queued; /* AHEAD_LINES items waiting */
+    int stop;      /* the calling thread stopped: the reading thread gives up */
+} ahead;
+
+/* Queues an item; -1 when the calling thread stopped (the read then ends at once). */
+static int ahead_push(ahead *a, ahead_item *it, cg_error *err) {
+    pthread_mutex_lock(&a->lock);
+    while (it->kind == AHEAD_LINES && a->queued >= AHEAD_QUEUED && !a->stop)
+        pthread_cond_wait(&a->room, &a->lock);
+    int stop = a->stop;
+    if (!stop) {
+        it->next = NULL;
+        if (a->tail)
+            a->tail->next = it;
+        else
+            a->head = it;
+        a->tail = it;
+        if (it->kind == AHEAD_LINES) a->queued++;
+        pthread_cond_signal(&a->items);
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (stop) {
+        free(it);
+        set_error(err, CG_ERR_ABORTED, 0, "%s: stopped", a->opts.name);
+        return -1;
+    }
+    return 0;
+}
+
+static ahead_item *ahead_item_new(ahead *a, int kind, size_t size, cg_error *err) {
+    ahead_item *it = malloc(sizeof *it + size);
+    if (!it) {
+        set_error(err, CG_ERR_NOMEM, 0, "%s: out of memory", a->opts.name);
+        return NULL;
+    }
+    memset(it, 0, sizeof *it);
+    it->kind = kind;
+    it->size = size;
+    return it;
+}
+
+/* Lines are handed over in pieces of about AHEAD_PIECE bytes cut at line ends, so that what
+ * waits between the threads stays small beside the reader's own chunk. */
+static int ahead_lines(void *ctx, const char *data, size_t size, cg_error *err) {
+    ahead *a = ctx;
+    while (size) {
+        size_t n = size;
+        if (n > AHEAD_PIECE) {
+            const char *nl = memchr(data + AHEAD_PIECE - 1, '\n', size - AHEAD_PIECE + 1);
+            n = nl ? (size_t)(nl + 1 - data) : size;
+        }
+        ahead_item *it = ahead_item_new(a, AHEAD_LINES, n, err);
+        if (!it) return -1;
+        memcpy(it->data, data, n);
+        if (ahead_push(a, it, err)) return -1;
+        data += n;
+        size -= n;
+    }
+    return 0;
+}
+
+static int ahead_damaged(void *ctx, const char *what, cg_error *err) {
+    ahead *a = ctx;
+    ahead_item *it = ahead_item_new(a, AHEAD_DAMAGED, 0, err);
+    if (!it) return -1;
+    it->what = what;
+    return ahead_push(a, it, err);
+}
+
+static int ahead_progress(void *ctx, uint64_t done, uint64_t total) {
+    ahead *a = ctx;
+    ahead_item *it = ahead_item_new(a, AHEAD_PROGRESS, 0, &a->err);
+    if (!it) return 1;
+    it->done = done;
+    it->total = total;
+    return ahead_push(a, it, &a->err) ? 1 : 0;
+}
+
+static void *ahead_thread(void *arg) {
+    ahead *a = arg;
+    a->rc = a->path ? read_file(a->path, &a->opts, &a->sink, &a->err)
+                    : read_buffer(a->data, a->size, &a->opts, &a->sink, &a->err);
+    pthread_mutex_lock(&a->lock);
+    ahead_item *end = malloc(sizeof *end);
+    if (end) { /* else the calling thread sees the end by the thread's exit */
+        memset(end, 0, sizeof *end);
+        end->kind = AHEAD_END;
+        if (a->tail)
+            a->tail->next = end;
+        else
+            a->head = end;
+        a->tail = end;
+    }
+    a->stop = 1; /* nothing more comes */
+    pthread_cond_signal(&a->items);
+    pthread_mutex_unlock(&a->lock);
+    return NULL;
+}
+
+/* The next item, or NULL when the reading thread ended without one (out of memory). */
+static ahead_item *ahead_pop(ahead *a) {
+    pthread_mutex_lock(&a->lock);
+    while (!a->head && !a->stop) pthread_cond_wait(&a->items, &a->lock);
+    ahead_item *it = a->head;
+    if (it) {
+        a->head = it->next;
+        if (!a->head) a->tail = NULL;
+        if (it->kind == AHEAD_LINES) a->queued--;
+        pthread_cond_signal(&a->room);
+    }
+    pthread_mutex_unlock(&a->lock);
+    return it;
+}
+
+/* Runs the read in a thread and hands what it reads to the sink here, in the same order. */
+static int read_ahead(const char *path, const void *data, size_t size, const read_options *opts,
+                      const line_sink *sink, cg_error *err) {
+    ahead *a = calloc(1, sizeof *a);
+    if (!a)
+        return path ? read_file(path, opts, sink, err) : read_buffer(data, size, opts, sink, err);
+    a->path = path;
+    a->data = data;
+    a->size = size;
+    a->opts = *opts;
+    if (opts->progress) {
+        a->opts.progress = ahead_progress;
+        a->opts.progress_userdata = a;
+    }
+    a->sink = (line_sink){a, ahead_lines, ahead_damaged};
+    clear_error(&a->err);
+    pthread_t thread;
+    if (pthread_mutex_init(&a->lock, NULL)) {
+        free(a);
+        return path ? read_file(path, opts, sink, err) : read_buffer(data, size, opts, sink, err);
+    }
+    pthread_cond_init(&a->items, NULL);
+    pthread_cond_init(&a->room, NULL);
+    int started = pthread_create(&thread, NULL, ahead_thread, a) == 0;
+    int rc = -1, ended = 0;
+    while (started) {
+        ahead_item *it = ahead_pop(a);
+        if (!it) {
+            set_error(err, CG_ERR_NOMEM, 0, "%s: out of memory", opts->name);
+            break;
+        }
+        int kind = it->kind;
+        int failed = 0;
+        if (kind == AHEAD_LINES)
+            failed = sink->lines(sink->ctx, it->data, it->size, err);
+        else if (kind == AHEAD_DAMAGED)
+            failed = sink->damaged(sink->ctx, it->what, err);
+        else if (kind == AHEAD_PROGRESS)
+            failed = call_progress(opts, it->done, it->total, err);
+        free(it);
+        if (failed) break;
+        if (kind == AHEAD_END) {
+            ended = 1;
+            break;
+        }
+    }
+    if (started) {
+        /* the reading thread gives up at its next chunk when this one stopped first */
+        pthread_mutex_lock(&a->lock);
+        a->stop = 1;
+        pthread_cond_signal(&a->room);
+        pthread_mutex_unlock(&a->lock);
+        pthread_join(thread, NULL);
+        if (ended) {
+            rc = a->rc;
+            if (rc && err) *err = a->err;
+        }
+        for (ahead_item *it = a->head; it;) {
+            ahead_item *next = it->next;
+            free(it);
+            it = next;
+        }
+    }
+    pthread_mutex_destroy(&a->lock);
+    pthread_cond_destroy(&a->items);
+    pthread_cond_destroy(&a->room);
+    free(a);
+    if (!started)
+        return path ? read_file(path, opts, sink, err) : read_buffer(data, size, opts, sink, err);
+    return rc;
+}
+
+int read_file_ahead(const char *path, const read_options *opts, const line_sink *sink,
+                    cg_error *err) {
+    return read_ahead(path, NULL, 0, opts, sink, err);
+}
+
+int read_buffer_ahead(const void *data, size_t size, const read_options *opts,
+                      const line_sink *sink, cg_error *err) {
+    /* plain text in memory has nothing to read: it is parsed in place */
+    if (!is_gzip(data, size)) return read_buffer(data, size, opts, sink, err);
+    return read_ahead(NULL, data, size, opts, sink, err);
 }

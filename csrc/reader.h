@@ -33,6 +33,16 @@ int read_file(const char *path, const read_options *opts, const line_sink *sink,
 int read_buffer(const void *data, size_t size, const read_options *opts, const line_sink *sink,
                 cg_error *err);
 
+/* The same reads with the reading (and the inflating of gzip data) in a thread of its own, a
+ * few chunks ahead: the sink and the progress callback are still called on the calling thread,
+ * with the same lines in the same order, and the read ends with the same error. Plain text in
+ * memory is parsed in place, as read_buffer does. When no thread can be made, the read runs
+ * on the calling thread. */
+int read_file_ahead(const char *path, const read_options *opts, const line_sink *sink,
+                    cg_error *err);
+int read_buffer_ahead(const void *data, size_t size, const read_options *opts,
+                      const line_sink *sink, cg_error *err);
+
 #pragma GCC visibility pop
 
 #endif

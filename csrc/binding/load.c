@@ -57,7 +57,8 @@ static const cg_options *combine_options(lua_State *L, int idx, cg_options *opts
     return read_cycles(L, idx, opts) ? opts : NULL;
 }
 
-/* Reads the options table at `idx` (strict, progress, max_warnings, sections, cycles). */
+/* Reads the options table at `idx` (strict, progress, max_warnings, sections, cycles, threads,
+ * chunk_size). */
 void read_load_options(lua_State *L, int idx, cg_options *opts, progress_ctx *ctx) {
     memset(opts, 0, sizeof *opts);
     ctx->L = L;
@@ -77,6 +78,22 @@ void read_load_options(lua_State *L, int idx, cg_options *opts, progress_ctx *ct
         luaL_argcheck(L, lua_type(L, -1) == LUA_TNUMBER && lua_tonumber(L, -1) >= 1, idx,
                       "opts.max_warnings must be a positive number");
         opts->max_warnings = (size_t)lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "threads");
+    if (!lua_isnil(L, -1)) {
+        lua_Number v = lua_tonumber(L, -1);
+        if (lua_type(L, -1) != LUA_TNUMBER || v < 1 || v > 1024 || v != (lua_Number)(int)v)
+            luaL_error(L, "opts.threads must be an integer from 1 to 1024");
+        opts->threads = (int)v;
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "chunk_size");
+    if (!lua_isnil(L, -1)) {
+        lua_Number v = lua_tonumber(L, -1);
+        if (lua_type(L, -1) != LUA_TNUMBER || v < 1 || v > 1e9 || v != (lua_Number)(size_t)v)
+            luaL_error(L, "opts.chunk_size must be a positive integer");
+        opts->chunk_size = (size_t)v;
     }
     lua_pop(L, 1);
     static const char *const selectors[] = {"section", "part", "thread"};

@@ -1,0 +1,341 @@
+-- opts.threads: a load on several threads makes the same model as a load on one, record for
+-- record and in the same order, with the same warnings and the same errors, over every profile
+-- the specs have, cut into pieces small enough that every file is handed over in many.
+local callgrind = require "callgrind"
+local fixtures = require "helpers.fixtures"
+local generated = require "helpers.generated"
+
+-- Under ThreadSanitizer (make tsan) no child process can run, so no directory can be listed:
+-- the files named here stand for the rest, and fewer pieces are tried.
+local TSAN = os.getenv("CALLGRIND_SPEC_TSAN") ~= nil
+
+local SOME_FILES = {
+  "examples/data/sample.callgrind.gz",
+  "spec/data/testdata/thirdparty/gprof2dot/bzr.callgrind",
+  "spec/data/testdata/thirdparty/gprof2dot/selinux.callgrind",
+  "spec/data/testdata/thirdparty/webgrind-xdebugtoolkit/codeigniter.cg",
+  "spec/data/testdata/thirdparty/kcachegrind/cg-badcostline1",
+  "spec/data/testdata/thirdparty/kcachegrind/cg-badposition",
+}
+
+-- Every input file of spec/data, examples/data and fuzz/seeds (not the expected outputs).
+local function profile_files()
+  if TSAN then return SOME_FILES end
+  local found = {}
+  local pipe = assert(io.popen("find spec/data examples/data fuzz/seeds -type f | sort"))
+  for path in pipe:lines() do
+    if not path:match("%.rc$") and not path:match("%.stderr$") and not path:match("%.md$")
+      and not path:match("%.c$") and not path:match("oracle%-") then
+      found[#found + 1] = path
+    end
+  end
+  pipe:close()
+  assert(#found > 20, "the spec's data files were not found")
+  return found
+end
+
+local function costs(record, method, events)
+  local out = {}
+  for i, ev in ipairs(events) do out[i] = tostring(record[method](record, ev)) end
+  return table.concat(out, ",")
+end
+
+local function fn_key(fn)
+  return table.concat({ fn.name, tostring(fn.file), tostring(fn.object) }, "|")
+end
+
+-- Any value as text, tables with their keys sorted and function handles by identity.
+local function dump(v, out)
+  local t = type(v)
+  if t == "table" then
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = k end
+    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+    out[#out + 1] = "{"
+    for _, k in ipairs(keys) do
+      out[#out + 1] = tostring(k) .. "="
+      dump(v[k], out)
+      out[#out + 1] = ";"
+    end
+    out[#out + 1] = "}"
+  elseif t == "userdata" then
+    out[#out + 1] = "fn:" .. fn_key(v)
+  else
+    out[#out + 1] = t .. ":" .. tostring(v)
+  end
+  return out
+end
+
+-- Everything public about a profile, in the order the profile gives it: functions, their self
+-- and inclusive costs, line records, calls both ways, jumps, cycles, sections, warnings.
+local function snapshot(prof)
+  local events = prof:events()
+  local out = { "events " .. table.concat(events, " "), "positions " .. table.concat(prof:positions(), " ") }
+  for _, ev in ipairs(events) do out[#out + 1] = "total " .. ev .. " " .. tostring(prof:total(ev)) end
+  for fn in prof:functions() do
+    out[#out + 1] = table.concat({ "fn", fn_key(fn), costs(fn, "self", events), costs(fn, "inclusive", events),
+      tostring(fn.called), tostring(fn.cycle) }, " ")
+    for l in fn:lines() do
+      out[#out + 1] = table.concat({ " line", tostring(l.file), tostring(l.line), tostring(l.addr),
+        costs(l, "cost", events) }, " ")
+    end
+    for c in fn:callees() do
+      out[#out + 1] = table.concat({ " call", fn_key(c.callee), tostring(c.file), tostring(c.line),
+        tostring(c.addr), tostring(c.count), costs(c, "inclusive", events) }, " ")
+    end
+    for c in fn:callers() do out[#out + 1] = " caller " .. fn_key(c.caller) .. " " .. tostring(c.count) end
+    for j in fn:jumps() do
+      out[#out + 1] = table.concat({ " jump", tostring(j.from_file), tostring(j.from_line),
+        tostring(j.from_addr), tostring(j.to_file), tostring(j.to_line), tostring(j.to_addr),
+        fn_key(j.to_function), tostring(j.executed), tostring(j.taken), tostring(j.conditional) }, " ")
+    end
+  end
+  out[#out + 1] = table.concat(dump(prof:cycles(), {}))
+  out[#out + 1] = table.concat(dump(prof:sections(), {}))
+  local warnings, dropped = prof:warnings()
+  out[#out + 1] = table.concat(dump({ warnings, dropped }, {}))
+  out[#out + 1] = table.concat(dump(prof:stats(), {}))
+  return table.concat(out, "\n")
+end
+
+-- What a load gives, as text: the whole model, or the error and its kind.
+local function outcome(load, opts)
+  local prof, err, kind = load(opts)
+  if not prof then return "error " .. tostring(err) .. " (" .. tostring(kind) .. ")" end
+  local s = snapshot(prof)
+  prof:close()
+  return s
+end
+
+local function with(base, extra)
+  local o = {}
+  for k, v in pairs(base) do o[k] = v end
+  for k, v in pairs(extra) do o[k] = v end
+  return o
+end
+
+-- The first line where two texts differ, for a readable failure.
+local function first_difference(a, b)
+  if a == b then return nil end
+  local la, lb = {}, {}
+  for line in (a .. "\n"):gmatch("([^\n]*)\n") do la[#la + 1] = line end
+  for line in (b .. "\n"):gmatch("([^\n]*)\n") do lb[#lb + 1] = line end
+  for i = 1, math.max(#la, #lb) do
+    if la[i] ~= lb[i] then
+      return ("line %d:\n  one thread: %s\n  threaded:   %s"):format(i, tostring(la[i]), tostring(lb[i]))
+    end
+  end
+  return "lengths differ"
+end
+
+-- Thread counts with piece sizes: 1 byte hands every record over alone.
+local RUNS = TSAN and { { 2, 64 }, { 3, 1 } } or { { 2, 1 }, { 3, 100 }, { 8, 4096 }, { 2, nil } }
+local THREADS, CHUNKS = { 2, 3, 8 }, { 1, 100, 4096 }
+
+-- The load on one thread against every thread count and piece size, strict and tolerant.
+local function same_everywhere(name, load, base_opts)
+  for _, strict in ipairs { true, false } do
+    local opts = with(base_opts or {}, { strict = strict })
+    local expected = outcome(load, with(opts, { threads = 1 }))
+    for _, run in ipairs(RUNS) do
+      local threads, chunk = run[1], run[2]
+      local got = outcome(load, with(opts, { threads = threads, chunk_size = chunk }))
+      local diff = first_difference(expected, got)
+      if diff then
+        error(("%s (strict %s, %d threads, pieces of %s bytes): %s"):format(name, tostring(strict),
+          threads, tostring(chunk or "default"), diff))
+      end
+    end
+    -- the default number of threads
+    assert.equal(expected, outcome(load, opts))
+  end
+end
+
+local function parse_of(text, name)
+  return function(opts) return callgrind.parse(text, name, opts) end
+end
+
+-- Texts with what a threaded load must hand over in order: sections, selections, Xdebug's
+-- appended profiles, inlined files, jumps to other functions, faults of the builder.
+local BIG = ("9223372036854775000")
+local TEXTS = {
+  parts = table.concat({
+    "version: 1", "creator: callgrind-3.19.0", "part: 1", "positions: instr line", "events: Ir Dr",
+    "fl=(1) a.c", "fn=(1) main", "0x10 1 5 1", "+2 2 3", "cfl=(2) b.c", "cfn=(2) f", "calls=2 0x40 9",
+    "+2 3 7 2", "jump=1 +4 *", "+2 3", "jcnd=1/2 0x30 *", "+2 4", "fi=(3) h.h", "+1 20 1", "fe=(1)",
+    "+1 5 1", "fl=(2)", "fn=(2)", "0x40 9 4", "summary: 22 3", "totals: 22 3", "",
+    "part: 2", "events: Dr Ir", "fl=(1)", "fn=(1)", "0x10 1 1 5", "jfi=(2)", "jfn=(2)", "jump=3 0x40 9",
+    "+4 2", "fn=(4) g", "0x80 7 0 9", "totals: 3 14", "",
+  }, "\n") .. "\n",
+  xdebug = table.concat({
+    "version: 1", "cmd: a.php", "part: 1", "events: Time", "", "fl=php:internal", "fn=php::strlen",
+    "1 5", "", "fl=/a.php", "fn={main}", "cfl=php:internal", "cfn=php::strlen", "calls=1 0 0", "3 5",
+    "4 2", "==== NEW PROFILING FILE ==============================================", "version: 1",
+    "events: Time", "fl=(1) /b.php", "fn=(1) {main}", "1 8", "cfn=(2) helper", "calls=1 0 0", "2 3",
+    "fn=(2)", "5 3",
+  }, "\n") .. "\n",
+  overflow_line = table.concat({ "events: Ir", "fn=(1) main", "1 " .. BIG, "2 " .. BIG, "3 1", "" }, "\n"),
+  overflow_call = table.concat({
+    "events: Ir", "fn=(1) main", "1 1", "cfn=(2) f", "calls=18446744073709551615 5", "2 1",
+    "calls=18446744073709551615 5", "2 1", "calls=1 5", "3 " .. BIG, "calls=1 5", "3 " .. BIG,
+    "fn=(2)", "5 1", "",
+  }, "\n"),
+  overflow_jump = table.concat({
+    "events: Ir", "fn=(1) main", "1 1", "jump=18446744073709551615 9", "2", "jump=18446744073709551615 9",
+    "2", "9 1", "",
+  }, "\n"),
+  undefined = table.concat({ "events: Ir", "fn=(1) main", "1 1", "fn=(7)", "2 1", "cfn=(9)", "calls=1 1",
+    "3 4", "fl=(1) x.c", "fl=(1) y.c", "fn=(1)", "4 1", "" }, "\n"),
+}
+
+-- A function whose records come out of order, with duplicates, so that its stream is compacted
+-- while loading (lines.c: when it holds 4 times the distinct positions and 256 more), with
+-- records of one position in two files whose ids and names sort the other way round (z.c has
+-- the smaller id) and new file names defined all along; after the last compaction only records
+-- in order follow, so that the stream stays as that compaction left it until loading ends.
+local function compaction_text()
+  local out = { "events: Ir", "positions: instr line", "fl=(1) z.c", "fn=(1) main" }
+  local count, distinct, sorted, last = 0, 0, true, { 0, 0 }
+  local seen, nseen = {}, 0
+  -- a record as lines.c counts it; true when it sets off a compaction
+  local function record(file, addr, line)
+    out[#out + 1] = ("0x%x %d 1"):format(addr, line)
+    local key = file .. ":" .. addr .. ":" .. line
+    if not seen[key] then seen[key], nseen = true, nseen + 1 end
+    if count > 0 and sorted and not (addr > last[1] or (addr == last[1] and line > last[2])) then
+      sorted = false
+    end
+    count, last = count + 1, { addr, line }
+    if not sorted and count >= 4 * distinct + 256 then
+      count, distinct, sorted, last = nseen, nseen, true, { 16, 5 }
+      return true
+    end
+  end
+  local compactions, files = 0, 1
+  local i = 0
+  while compactions < 3 do
+    i = i + 1
+    if i % 50 == 1 then
+      files = files + 1
+      out[#out + 1] = ("fi=(%d) a%d.h"):format(files, files)
+      if record("a" .. files, 16, 5) then compactions = compactions + 1 end
+    end
+    out[#out + 1] = "fi=(2)"
+    if record("a2", 16, 5) then compactions = compactions + 1 end
+    out[#out + 1] = "fe=(1)"
+    if record("z", 16, 5) then compactions = compactions + 1 end
+    if compactions < 3 and record("z", 8, 4) then compactions = compactions + 1 end
+  end
+  for addr = 32, 40 do record("z", addr, 7) end
+  assert(sorted, "the records after the last compaction are in order")
+  return table.concat(out, "\n") .. "\n"
+end
+
+describe("a load on several threads", function()
+  it("makes the model of a load on one, over every file of the specs", function()
+    for _, path in ipairs(profile_files()) do
+      same_everywhere(path, function(opts) return callgrind.load(path, opts) end)
+    end
+  end)
+
+  it("makes the same model from a list of inputs, and from a string", function()
+    local files = profile_files()
+    local list = { files[1], files[2], files[3] }
+    same_everywhere("a list", function(opts) return callgrind.load(list, opts) end)
+    same_everywhere("a string", parse_of(fixtures.read(files[2]), "text"))
+  end)
+
+  it("reads damaged gzip data, missing files and directories as a load on one does", function()
+    local gz = fixtures.read("examples/data/sample.callgrind.gz")
+    local cut = gz:sub(1, math.floor(#gz / 2))
+    local corrupt = gz:sub(1, 200) .. ("x"):rep(300) .. gz:sub(501)
+    same_everywhere("cut gzip text", parse_of(cut, "cut.gz"))
+    same_everywhere("corrupt gzip text", parse_of(corrupt, "corrupt.gz"))
+    local path = os.tmpname()
+    fixtures.write(path, cut)
+    same_everywhere("cut gzip file", function(opts) return callgrind.load(path, opts) end)
+    os.remove(path)
+    same_everywhere("missing", function(opts) return callgrind.load(path .. ".missing", opts) end)
+    same_everywhere("directory", function(opts) return callgrind.load("spec", opts) end)
+    local _, err = callgrind.load(path, { threads = 2 })
+    assert.equal(path .. ": No such file or directory", err)
+  end)
+
+  it("makes the model of a load on one from the generated profiles", function()
+    same_everywhere("generated 300x20", parse_of(generated.profile_text(300, 20), "generated"))
+    same_everywhere("generated 5x400", parse_of(generated.profile_text(5, 400), "generated"))
+  end)
+
+  it("keeps sections, selections, Xdebug's profiles and inlined files in order", function()
+    for name, text in pairs(TEXTS) do same_everywhere(name, parse_of(text, name)) end
+    same_everywhere("compaction", parse_of(compaction_text(), "compaction"))
+    same_everywhere("part 2", parse_of(TEXTS.parts, "parts"), { part = 2 })
+    same_everywhere("section 1", parse_of(TEXTS.parts, "parts"), { section = 1 })
+    same_everywhere("no cycles", parse_of(TEXTS.parts, "parts"), { cycles = false })
+  end)
+
+  it("stops at the first error in the order of the input, the builder's or the parser's", function()
+    -- the builder's thread finds the overflow of line 4 (and, the section's sum saturated, of
+    -- line 5), the parser the bad cost of line 6
+    local text = table.concat({ "events: Ir", "fn=(1) main", "1 " .. BIG, "2 " .. BIG, "3 1", "4 x", "" }, "\n")
+    for _, threads in ipairs { 1, 2, 3, 8 } do
+      for _, chunk in ipairs(CHUNKS) do
+        local prof, err, kind = callgrind.parse(text, "t.out", { threads = threads, chunk_size = chunk })
+        assert.is_nil(prof)
+        assert.equal("t.out:4: cost sum does not fit in 64 bits", err)
+        assert.equal("format", kind)
+        local tolerant = assert(callgrind.parse(text, "t.out",
+          { threads = threads, chunk_size = chunk, strict = false }))
+        assert.same({ "t.out:4: cost sum does not fit in 64 bits",
+          "t.out:5: cost sum does not fit in 64 bits", "t.out:6: bad cost 'x'" }, (tolerant:warnings()))
+      end
+    end
+  end)
+
+  it("gives the same error for a bad line in the middle of a big profile", function()
+    local good = generated.profile_text(400, 30)
+    local lines = {}
+    for line in good:gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+    local middle = math.floor(#lines / 2)
+    while not lines[middle]:match("^%d") do middle = middle + 1 end
+    local bad = {}
+    for i, line in ipairs(lines) do bad[i] = i == middle and "+x 3" or line end
+    local text = table.concat(bad, "\n") .. "\n"
+    local expected = ("big.out:%d: bad line position '+x'"):format(middle)
+    for _, threads in ipairs { 1, 2, 3, 8 } do
+      for _, chunk in ipairs(CHUNKS) do
+        local prof, err = callgrind.parse(text, "big.out", { threads = threads, chunk_size = chunk })
+        assert.is_nil(prof)
+        assert.equal(expected, err)
+      end
+    end
+  end)
+
+  it("is cancelled by the progress callback, and loads in the background", function()
+    local text = generated.profile_text(3000, 30)
+    local path = os.tmpname()
+    fixtures.write(path, text)
+    local calls = 0
+    local prof, err, kind = callgrind.load(path, { threads = 2, progress = function()
+      calls = calls + 1
+      return calls < 2
+    end })
+    assert.is_nil(prof)
+    assert.equal("aborted", kind)
+    assert.truthy(err:find("aborted", 1, true))
+    local async = assert(callgrind.load_async(path, { threads = 3, chunk_size = 512 }):wait())
+    local sync = assert(callgrind.load(path, { threads = 1 }))
+    assert.equal(snapshot(sync), snapshot(async))
+    assert.equal(generated.ir_total(3000, 30), async:total("Ir"))
+    os.remove(path)
+  end)
+
+  it("checks the option", function()
+    assert.error_matches(function() callgrind.parse("events: Ir\n", "x", { threads = 0 }) end,
+      "opts.threads must be an integer from 1 to 1024")
+    assert.error_matches(function() callgrind.parse("events: Ir\n", "x", { threads = 1.5 }) end,
+      "opts.threads must be an integer")
+    assert.error_matches(function() callgrind.parse("events: Ir\n", "x", { chunk_size = -1 }) end,
+      "opts.chunk_size must be a positive integer")
+  end)
+end)
