@@ -754,7 +754,10 @@ static int header_line(parser *ps, const char *key, size_t klen, const char *s, 
     if (settle(ps)) return LINE_STOP;
     if (starts_section(ps, key, klen) && (rc = new_section(ps))) return rc;
     s = skip_space(s, end);
-    while (end > s && is_space(end[-1])) end--;
+    /* a desc: value is kept as written, blanks at its end included ("desc: I1 cache: "), as
+     * callgrind_annotate prints it; other values are trimmed */
+    if (!(klen == 4 && !memcmp(key, "desc", 4)))
+        while (end > s && is_space(end[-1])) end--;
     uint32_t ksid = 0, vsid = 0;
     if ((rc = intern(ps, key, klen, &ksid)) || (rc = intern(ps, s, (size_t)(end - s), &vsid)))
         return rc;

@@ -25,14 +25,9 @@ local DOCUMENTED = {
   inlined_object = "Rows of code inlined from a header name the object",
 }
 
--- Where the report helpers (callgrind.report, callgrind.rows, callgrind.annotate) print
--- otherwise than callgrind_annotate: each is allowed, and pending, until they match. They lay
--- out the text as callgrind_annotate does (column widths, the header's lines, the context
--- markers of annotated source); what is left comes from the loader.
-local REPORT_DIFFERENCES = {
-  header_blanks = "the header's 'desc:' lines: callgrind_annotate keeps the blanks that end them in "
-    .. "the file ('desc: I1 cache: '), the loader keeps header values without them",
-}
+-- The report helpers (callgrind.report, callgrind.rows, callgrind.annotate) lay out the text
+-- as callgrind_annotate does (column widths, the header's lines as the file writes them, the
+-- context markers of annotated source): only the documented differences above are allowed.
 
 -- The profiles compared: recursion, thirteen events (summary: above the costs), several parts
 -- and threads in one file, dumps with calls=0 lines, inlined code, one name in two objects, and
@@ -157,7 +152,6 @@ describe("helpers.ca_text", function()
     local raw = vg.read_raw(path)
     facts, events = ca_text.facts(raw), #raw.events
     for name in pairs(DOCUMENTED) do allow_all[name] = true end
-    for name in pairs(REPORT_DIFFERENCES) do allow_all[name] = true end
   end)
 
   local function problems(altered)
@@ -190,7 +184,6 @@ local full = _VERSION == "Lua 5.4" and not rawget(_G, "jit")
 describe("callgrind annotate against callgrind_annotate", function()
   local allow = {}
   for name in pairs(DOCUMENTED) do allow[name] = true end
-  for name in pairs(REPORT_DIFFERENCES) do allow[name] = true end
 
   for _, config in ipairs(CONFIGS) do
     for set_index, set in ipairs(OPTION_SETS) do
@@ -222,9 +215,5 @@ describe("callgrind annotate against callgrind_annotate", function()
         end)
       end
     end
-  end
-
-  for name, reason in pairs(REPORT_DIFFERENCES) do
-    pending(("without the report helpers' difference '%s' (%s)"):format(name, reason))
   end
 end)

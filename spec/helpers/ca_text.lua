@@ -18,9 +18,6 @@
 --   zeros          0 and "." for zero counts
 --   ties           lines of equal cost, and the annotated files, in any order
 --   inlined_object rows of inlined code with their function's object
--- and after the differences of the report helpers (see spec/command_annotate_spec.lua):
---   header_blanks (blanks that end header lines), inclusive_threshold; and layout,
---   thresholds_line, target_thread, context_markers, which they no longer need.
 local vg = require "helpers.valgrind"
 
 local M = {}
@@ -277,7 +274,6 @@ function Comparison:compare_header(a, b)
   end
   for i = 1, #ca do
     local x, y = ca[i], ours[i]
-    if self.allow.header_blanks then x, y = x:gsub("%s+$", ""), y:gsub("%s+$", "") end
     self:check_text("header line " .. i, x, y)
   end
 end
@@ -390,7 +386,6 @@ end
 function Comparison:tails_may_differ(rows_a, rows_b)
   if self.threshold >= 100 then return false end
   if self.allow.totals and self.facts.totals_differ then return true end
-  if self.allow.inclusive_threshold and self.inclusive then return true end
   for _, list in ipairs { rows_a, rows_b } do
     for _, r in ipairs(list) do
       if self:exempt(r.key) then return true end
