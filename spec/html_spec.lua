@@ -50,7 +50,7 @@ describe("callgrind.html data", function()
     assert.equal("./sample", data.summary.cmd)
     assert.equal("callgrind-3.19.0", data.summary.creator)
     assert.equal(8196, data.summary.pid)
-    assert.same({ "I1 cache:", "D1 cache:", "LL cache:", "Timerange: Basic block 0 - 1129633",
+    assert.same({ "I1 cache: ", "D1 cache: ", "LL cache: ", "Timerange: Basic block 0 - 1129633",
       "Trigger: Program termination" }, data.summary.desc)
     assert.equal(1, #data.summary.sections)
     assert.equal(1, data.summary.sections[1].part)
