@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "msort.h"
 #include "rank.h"
 
@@ -27,11 +28,7 @@ static int rank_before(const rank_ctx *c, uint32_t a, uint32_t b) {
 DEFINE_MERGE_SORT(rank_sort, uint32_t, const rank_ctx *, RANK_BEFORE)
 
 static int rank_fail(cg_error *err, int code, const char *message) {
-    if (err) {
-        err->code = code;
-        err->line = 0;
-        snprintf(err->message, sizeof err->message, "%s", message);
-    }
+    set_error(err, code, 0, "%s", message);
     return -1;
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "callgrind.h"
+#include "fault.h"
 #include "msort.h"
 #include "report.h"
 
@@ -46,12 +47,9 @@ typedef struct part {
     cg_cost *self, *calls;
 } part;
 
+/* Sets `err` (fault.h) and gives -1. */
 static int fail(cg_error *err, int code, const char *message) {
-    if (err) {
-        err->code = code;
-        err->line = 0;
-        snprintf(err->message, sizeof err->message, "%s", message);
-    }
+    set_error(err, code, 0, "%s", message);
     return -1;
 }
 

@@ -8,34 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "model.h"
 #include "msort.h"
 #include "vec.h"
 
-static int fail(cg_error *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(cg_error *err, int code, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-        err->code = code;
-        err->line = 0;
-    }
-    return -1;
-}
+/* Sets `err` (fault.h) and gives -1. */
+#define fail(err, code, ...) (set_error((err), (code), 0, __VA_ARGS__), -1)
 
 static int nomem(cg_error *err) {
     return fail(err, CG_ERR_NOMEM, "out of memory");
-}
-
-static void clear_error(cg_error *err) {
-    if (!err) return;
-    err->code = CG_OK;
-    err->line = 0;
-    err->message[0] = '\0';
 }
 
 /* ---- the output buffer ---- */
