@@ -3,8 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "msort.h"
-
 enum { MIN_BYTES = 64, FAST_GROWTH = 4096, K_ESCAPE = 127 };
 
 /* ---- varints ---- */
@@ -89,6 +87,10 @@ static void encode(line_store *s, uint32_t file, uint64_t line, uint64_t addr, c
                    size_t n) {
     unsigned char *start = s->data + s->used, *p = start;
     int new_file = file != s->last_file;
+    if (!s->count)
+        s->runs = 1;
+    else if (!(addr > s->last_addr || (addr == s->last_addr && line > s->last_line)))
+        s->runs++;
     *p++ = (unsigned char)(new_file | (n < K_ESCAPE ? n : K_ESCAPE) << 1);
     if (n >= K_ESCAPE) p = put_varint(p, n);
     if (new_file) p = put_varint(p, file);
@@ -179,100 +181,229 @@ int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t fi
 
 /* ---- compaction ---- */
 
+/* A stream to compact is a sorted prefix (what the last compaction wrote) followed by the
+ * records appended since, which come in a few ascending runs (callgrind writes a function's
+ * instructions in address order within each block; the stream counts its runs as they come).
+ * Compaction merges the runs, summing equal positions as they meet and always in the order
+ * they were read: with a few runs, each run in turn into the merge of those before it, decoded
+ * as it is read; with many, all at once through a heap. */
+
 typedef struct key {
     uint64_t addr, line;
     uint32_t file;
 } key;
 
-typedef struct sorter {
-    const key *keys;
-    const strtab *strings;
-} sorter;
-
-static int key_cmp(const sorter *st, uint32_t a, uint32_t b) {
-    const key *x = &st->keys[a], *y = &st->keys[b];
+/* (address, line, file name) order; the file id stands for the name while the strings may not
+ * be read. */
+static inline int key_cmp(const strtab *strings, const key *x, const key *y) {
     if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
     if (x->line != y->line) return x->line < y->line ? -1 : 1;
     if (x->file == y->file) return 0;
-    if (!st->strings) return x->file < y->file ? -1 : 1;
-    return strcmp(strtab_get(st->strings, x->file), strtab_get(st->strings, y->file));
+    if (!strings) return x->file < y->file ? -1 : 1;
+    return strcmp(strtab_get(strings, x->file), strtab_get(strings, y->file));
 }
 
-/* Records in (address, line, file name) order; a stable sort keeps equal keys in input order. */
-#define KEY_BEFORE(st, a, b) (key_cmp((st), *(a), *(b)) < 0)
-DEFINE_MERGE_SORT(sort_order, uint32_t, const sorter *, KEY_BEFORE)
-
-static inline uint32_t key_hash(const key *k, uint64_t seed) {
-    uint64_t h =
-        ((k->addr ^ seed) * 0x9e3779b97f4a7c15ULL) ^ (k->line * 0xc2b2ae3d27d4eb4fULL) ^ k->file;
-    return (uint32_t)((h ^ (h >> 29)) * 0x165667b19e3779f9ULL >> 32);
-}
-
-static inline int key_same(const key *a, const key *b) {
-    return a->addr == b->addr && a->line == b->line && a->file == b->file;
-}
-
-/* Rewrites a stream with each position once, in (address, line, file name) order. Equal
- * positions are summed through a hash table first, so only the distinct ones are sorted. */
-static status compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
-    size_t n = s->count, width = nraw ? nraw : 1;
-    size_t slots = 16;
-    while (slots < 2 * n) slots *= 2;
-    size_t per = sizeof(key) + 3 * sizeof(uint32_t) + width * sizeof(cg_cost);
-    if (n > (SIZE_MAX - (slots + 1) * sizeof(uint32_t)) / per) return ST_NOMEM;
-    size_t bytes = n * per + (slots + 1) * sizeof(uint32_t); /* bounds takes n + 1 entries */
-    if (scratch->cap < bytes) {
-        void *mem = realloc(scratch->mem, bytes);
-        if (!mem) return ST_NOMEM;
-        scratch->mem = mem;
-        scratch->cap = bytes;
+/* Decodes the next record of a stream (line_reader_next, inline for the compactions). */
+static inline const unsigned char *decode_next(const unsigned char *p, key *k, cg_cost *costs,
+                                               size_t nraw) {
+    unsigned header = *p++;
+    uint64_t n = header >> 1, v;
+    if (n == K_ESCAPE) p = get_varint(p, &n);
+    if (header & 1) {
+        p = get_varint(p, &v);
+        k->file = (uint32_t)v;
     }
+    p = get_varint(p, &v);
+    k->addr += unzigzag(v);
+    p = get_varint(p, &v);
+    k->line += unzigzag(v);
+    size_t i = 0;
+    for (; i < n; i++) {
+        p = get_varint(p, &v);
+        costs[i] = (cg_cost)unzigzag(v);
+    }
+    for (; i < nraw; i++) costs[i] = 0;
+    return p;
+}
+
+static inline int ascending(const key *prev, const key *k) {
+    return k->addr > prev->addr || (k->addr == prev->addr && k->line > prev->line);
+}
+
+/* Grows the scratch space to `bytes`. */
+static status scratch_reserve(line_scratch *scratch, size_t bytes) {
+    if (scratch->cap >= bytes) return ST_OK;
+    void *mem = realloc(scratch->mem, bytes);
+    if (!mem) return ST_NOMEM;
+    scratch->mem = mem;
+    scratch->cap = bytes;
+    return ST_OK;
+}
+
+/* Appends the record of key `k` and costs `row` (nraw of them) to `out`. */
+static status put_record(line_store *out, const key *k, const cg_cost *row, size_t nraw) {
+    size_t n = nraw;
+    while (n && row[n - 1] == 0) n--;
+    if (reserve(out, worst_case(n))) return ST_NOMEM;
+    encode(out, k->file, k->line, k->addr, row, n);
+    return ST_OK;
+}
+
+/* sum += row, checked */
+static inline status add_row(cg_cost *sum, const cg_cost *row, size_t nraw) {
+    for (size_t e = 0; e < nraw; e++)
+        if (__builtin_add_overflow(sum[e], row[e], &sum[e])) return ST_OVERFLOW;
+    return ST_OK;
+}
+
+static inline void copy_row(cg_cost *to, const cg_cost *from, size_t width) {
+    for (size_t e = 0; e < width; e++) to[e] = from[e];
+}
+
+/* A few runs: the records so far merged (keys and costs) in one buffer, the next run merged
+ * with them into the other as it is decoded. Each run costs the merged records once more. */
+static status merge_in_turn(const line_store *s, const strtab *strings, size_t nraw,
+                            line_scratch *scratch, line_store *out) {
+    size_t n = s->count, width = nraw ? nraw : 1;
+    size_t per = sizeof(key) + width * sizeof(cg_cost);
+    if (n + 1 > SIZE_MAX / 2 / per) return ST_NOMEM;
+    if (scratch_reserve(scratch, 2 * n * per + width * sizeof(cg_cost))) return ST_NOMEM;
+    key *src_k = scratch->mem, *dst_k = src_k + n;
+    cg_cost *src_c = (cg_cost *)(dst_k + n), *dst_c = src_c + n * width, *in = dst_c + n * width;
+    size_t src_len = 0, ai = 0, len = 0;
+    const unsigned char *p = s->data;
+    key k = {0, 0, 0}, prev = {0, 0, 0};
+    status rc;
+    for (size_t i = 0; i < n; i++) {
+        p = decode_next(p, &k, in, nraw);
+        if (i && !ascending(&prev, &k)) { /* the next run: what is merged becomes the source */
+            for (; ai < src_len; ai++, len++) {
+                dst_k[len] = src_k[ai];
+                copy_row(dst_c + len * width, src_c + ai * width, width);
+            }
+            key *tk = src_k;
+            src_k = dst_k;
+            dst_k = tk;
+            cg_cost *tc = src_c;
+            src_c = dst_c;
+            dst_c = tc;
+            src_len = len;
+            ai = len = 0;
+        }
+        prev = k;
+        int c = -1;
+        while (ai < src_len && (c = key_cmp(strings, &src_k[ai], &k)) < 0) {
+            dst_k[len] = src_k[ai];
+            copy_row(dst_c + len * width, src_c + ai * width, width);
+            ai++, len++;
+        }
+        cg_cost *row = dst_c + len * width;
+        dst_k[len++] = k;
+        if (ai < src_len && c == 0) {
+            copy_row(row, src_c + ai * width, width);
+            ai++;
+            if ((rc = add_row(row, in, nraw))) return rc;
+        } else {
+            copy_row(row, in, width);
+        }
+    }
+    for (; ai < src_len; ai++, len++) {
+        dst_k[len] = src_k[ai];
+        copy_row(dst_c + len * width, src_c + ai * width, width);
+    }
+    for (size_t i = 0; i < len; i++)
+        if ((rc = put_record(out, &dst_k[i], dst_c + i * width, nraw))) return rc;
+    return ST_OK;
+}
+
+/* Many runs: all decoded, then merged at once. The heap holds the runs not yet used up by their
+ * next key; between equal keys the earlier run comes first. */
+typedef struct merger {
+    const strtab *strings;
+    const key *keys;
+    uint32_t *next, *end; /* per run: its next record, one past its last */
+    uint32_t *heap;       /* run numbers */
+    size_t size;
+} merger;
+
+static inline int run_before(const merger *m, uint32_t a, uint32_t b) {
+    int c = key_cmp(m->strings, &m->keys[m->next[a]], &m->keys[m->next[b]]);
+    return c < 0 || (c == 0 && a < b);
+}
+
+static void sift_down(merger *m, size_t i) {
+    uint32_t r = m->heap[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= m->size) break;
+        if (c + 1 < m->size && run_before(m, m->heap[c + 1], m->heap[c])) c++;
+        if (!run_before(m, m->heap[c], r)) break;
+        m->heap[i] = m->heap[c];
+        i = c;
+    }
+    m->heap[i] = r;
+}
+
+static status merge_at_once(const line_store *s, const strtab *strings, size_t nraw,
+                            line_scratch *scratch, line_store *out) {
+    size_t n = s->count, width = nraw ? nraw : 1;
+    /* per record: its key, its costs, and at worst a run of its own (next, end, heap) */
+    size_t per = sizeof(key) + width * sizeof(cg_cost) + 3 * sizeof(uint32_t);
+    if (n > SIZE_MAX / per) return ST_NOMEM;
+    if (scratch_reserve(scratch, n * per)) return ST_NOMEM;
     key *keys = scratch->mem;
     cg_cost *costs = (cg_cost *)(keys + n);
-    uint32_t *order = (uint32_t *)(costs + n * width), *tmp = order + n, *bounds = tmp + n;
-    uint32_t *table = bounds + n + 1; /* record index + 1 per slot, 0 = free */
-    memset(table, 0, slots * sizeof *table);
-    size_t distinct = 0;
-    line_reader r;
-    line_reader_init(&r, s);
+    uint32_t *next = (uint32_t *)(costs + n * width), *end = next + n, *heap = end + n;
+    size_t runs = 0;
+    const unsigned char *p = s->data;
+    key k = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
-        cg_cost *row = costs + distinct * width;
-        line_reader_next(&r, row, nraw);
-        key *k = &keys[distinct];
-        k->addr = r.addr;
-        k->line = r.line;
-        k->file = r.file;
-        size_t slot = key_hash(k, scratch->seed) & (slots - 1);
-        while (table[slot] && !key_same(&keys[table[slot] - 1], k)) slot = (slot + 1) & (slots - 1);
-        if (!table[slot]) {
-            table[slot] = (uint32_t)distinct + 1;
-            order[distinct] = (uint32_t)distinct;
-            distinct++;
-            continue;
+        p = decode_next(p, &k, costs + i * width, nraw);
+        keys[i] = k;
+        if (i == 0 || !ascending(&keys[i - 1], &k)) {
+            if (runs) end[runs - 1] = (uint32_t)i;
+            next[runs++] = (uint32_t)i;
         }
-        cg_cost *sum = costs + (size_t)(table[slot] - 1) * width;
-        for (size_t e = 0; e < nraw; e++)
-            if (__builtin_add_overflow(sum[e], row[e], &sum[e])) return ST_OVERFLOW;
     }
-    sorter st = {keys, strings};
-    sort_order(&st, order, tmp, bounds, distinct);
+    if (runs) end[runs - 1] = (uint32_t)n;
+    merger m = {strings, keys, next, end, heap, runs};
+    for (size_t i = 0; i < runs; i++) heap[i] = (uint32_t)i;
+    for (size_t i = runs / 2; i-- > 0;) sift_down(&m, i);
+    status rc;
+    const key *pending = NULL; /* the position being summed, into its first row */
+    cg_cost *sum = NULL;
+    while (m.size) {
+        uint32_t run = heap[0], i = next[run];
+        const key *kp = &keys[i];
+        cg_cost *row = costs + (size_t)i * width;
+        if (pending && key_cmp(strings, pending, kp) == 0) {
+            if ((rc = add_row(sum, row, nraw))) return rc;
+        } else {
+            if (pending && (rc = put_record(out, pending, sum, nraw))) return rc;
+            pending = kp;
+            sum = row;
+        }
+        if (++next[run] == end[run]) heap[0] = heap[--m.size];
+        if (m.size) sift_down(&m, 0);
+    }
+    return pending ? put_record(out, pending, sum, nraw) : ST_OK;
+}
+
+/* Rewrites a stream with each position once, in (address, line, file name) order. */
+static status compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
+    /* merging in turn costs about runs * distinct, at once n * log2(runs) with dearer steps */
+    enum { IN_TURN_RUNS = 8 };
     line_store out;
     memset(&out, 0, sizeof out);
-    for (size_t i = 0; i < distinct; i++) {
-        uint32_t d = order[i];
-        const cg_cost *row = costs + (size_t)d * width;
-        size_t k = nraw;
-        while (k && row[k - 1] == 0) k--;
-        if (reserve(&out, worst_case(k))) {
-            line_store_free(&out);
-            return ST_NOMEM;
-        }
-        encode(&out, keys[d].file, keys[d].line, keys[d].addr, row, k);
+    status rc = s->runs <= IN_TURN_RUNS ? merge_in_turn(s, strings, nraw, scratch, &out)
+                                        : merge_at_once(s, strings, nraw, scratch, &out);
+    if (rc) {
+        line_store_free(&out);
+        return rc;
     }
     line_store_free(s);
     *s = out;
     s->distinct = s->count;
-    s->sorted = 1;
     s->ties_by_id = strings == NULL;
     return ST_OK;
 }
@@ -281,16 +412,10 @@ status line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, c
                    size_t n, const strtab *strings, size_t nraw, line_scratch *scratch) {
     while (n && costs[n - 1] == 0) n--;
     if (reserve(s, worst_case(n))) return ST_NOMEM;
-    if (!s->count) {
-        s->sorted = 1;
-    } else if (s->sorted &&
-               !(addr > s->last_addr || (addr == s->last_addr && line > s->last_line))) {
-        s->sorted = 0;
-    }
     if (s->count == UINT32_MAX) return ST_NOMEM;
     encode(s, file, line, addr, costs, n);
     /* out of order: duplicates may pile up (Xdebug repeats a function for every call) */
-    if (!s->sorted && s->count >= 4 * (uint64_t)s->distinct + 256)
+    if (s->runs > 1 && s->count >= 4 * (uint64_t)s->distinct + 256)
         return compact(s, strings, nraw, scratch);
     return ST_OK;
 }
@@ -301,7 +426,7 @@ void line_give_back(line_store *s) {
 }
 
 status line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
-    if ((s->sorted && !s->ties_by_id) || !s->count) {
+    if ((s->runs <= 1 && !s->ties_by_id) || !s->count) {
         s->distinct = s->count;
         trim(s);
         return ST_OK;

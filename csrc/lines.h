@@ -6,7 +6,8 @@
  * and is trimmed to its exact size when loading ends. While the records arrive in strictly
  * increasing (address, line) order — callgrind writes a function's instructions in address
  * order — the stream is already final: sorted, with no position twice. Otherwise it is
- * compacted: decoded, equal positions summed, sorted by (address, line, file name), encoded
+ * compacted: decoded, its ascending runs (the last compaction's output, then each block's
+ * records) merged into (address, line, file name) order with equal positions summed, encoded
  * again. Compaction also runs while loading, when a stream has grown to four times its last
  * compacted size, so that memory follows the distinct positions, not the input's lines. */
 #ifndef CG_LINES_H
@@ -29,7 +30,7 @@ typedef struct line_store {
     uint32_t count;    /* records in the stream */
     uint32_t distinct; /* records after the last compaction */
     uint32_t last_file;
-    int sorted;     /* strictly increasing (address, line) so far */
+    uint32_t runs;  /* strictly increasing runs of (address, line): 1 while sorted */
     int ties_by_id; /* compacted with records at one position in file id order (see below) */
     uint64_t last_line, last_addr;
 } line_store;
@@ -38,7 +39,6 @@ typedef struct line_store {
 typedef struct line_scratch {
     void *mem;
     size_t cap;
-    uint64_t seed; /* of the compaction's hash table */
 } line_scratch;
 
 /* Appends a record; `costs` holds `n` costs in event order (more events count as zero).

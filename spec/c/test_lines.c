@@ -1,0 +1,173 @@
+/* Line streams: whatever order records are appended in, the finished stream holds each position
+ * once, in (address, line, file name) order, with the costs summed; compactions while appending
+ * (with or without the strings) and the final one agree with a plain sort of the same records. */
+#include <stdlib.h>
+
+#include "ctest.h"
+#include "lines.h"
+#include "strtab.h"
+
+enum { MAX_RECORDS = 20000, NRAW = 3 };
+
+typedef struct rec {
+    uint32_t file;
+    uint64_t line, addr;
+    cg_cost costs[NRAW];
+} rec;
+
+static uint64_t rng_state = 0x12345678abcdefULL;
+static uint64_t rnd(void) {
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static const strtab *order_strings;
+
+static int rec_cmp(const void *a, const void *b) {
+    const rec *x = a, *y = b;
+    if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return strcmp(strtab_get(order_strings, x->file), strtab_get(order_strings, y->file));
+}
+
+/* The expected stream: the records sorted, equal positions summed (no overflow in these). */
+static size_t reference(rec *v, size_t n, rec *out) {
+    qsort(v, n, sizeof *v, rec_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && rec_cmp(&out[m - 1], &v[i]) == 0) {
+            for (int e = 0; e < NRAW; e++) out[m - 1].costs[e] += v[i].costs[e];
+        } else {
+            out[m++] = v[i];
+        }
+    }
+    return m;
+}
+
+/* Appends `n` records (in the order given), finishes and compares with the reference. */
+static void check_stream(const rec *in, size_t n, const strtab *strings, int strings_busy) {
+    static rec copy[MAX_RECORDS], want[MAX_RECORDS];
+    line_store s;
+    line_scratch scratch;
+    memset(&s, 0, sizeof s);
+    memset(&scratch, 0, sizeof scratch);
+    for (size_t i = 0; i < n; i++)
+        CHECK_INT(ST_OK, line_append(&s, in[i].file, in[i].line, in[i].addr, in[i].costs, NRAW,
+                                     strings_busy ? NULL : strings, NRAW, &scratch));
+    CHECK_INT(ST_OK, line_finish(&s, strings, NRAW, &scratch));
+    memcpy(copy, in, n * sizeof *in);
+    size_t m = reference(copy, n, want);
+    CHECK_INT(m, s.count);
+    line_reader r;
+    line_reader_init(&r, &s);
+    cg_cost costs[NRAW];
+    int same = 1;
+    for (size_t i = 0; i < m; i++) {
+        if (!line_reader_next(&r, costs, NRAW)) {
+            same = 0;
+            break;
+        }
+        same &= r.file == want[i].file && r.line == want[i].line && r.addr == want[i].addr;
+        for (int e = 0; e < NRAW; e++) same &= costs[e] == want[i].costs[e];
+    }
+    CHECK(same);
+    CHECK_INT(0, line_reader_next(&r, costs, NRAW));
+    line_store_free(&s);
+    line_scratch_free(&scratch);
+}
+
+/* A function's code: `size` instructions, some sharing an address with another line or file
+ * (inlined code), in address order. */
+static size_t make_code(rec *code, size_t size, const uint32_t *files) {
+    uint64_t addr = 0x1000;
+    for (size_t i = 0; i < size; i++) {
+        code[i].addr = addr;
+        code[i].line = 10 + rnd() % 50;
+        code[i].file = files[rnd() % 3];
+        if (i && rnd() % 6 == 0) { /* same address, later line or another file */
+            code[i].addr = code[i - 1].addr;
+            if (rnd() % 2)
+                code[i].line = code[i - 1].line + 1 + rnd() % 3;
+            else {
+                code[i].line = code[i - 1].line;
+                code[i].file = code[i - 1].file == files[0] ? files[1] : files[0];
+            }
+        }
+        addr = code[i].addr + 1 + rnd() % 6;
+        for (int e = 0; e < NRAW; e++) code[i].costs[e] = 0;
+    }
+    return size;
+}
+
+int main(void) {
+    static rec code[4000], in[MAX_RECORDS];
+    strtab t;
+    CHECK_INT(0, strtab_init(&t, 99));
+    order_strings = &t;
+    /* ids in the opposite order of the names */
+    uint32_t files[3];
+    files[0] = (uint32_t)strtab_intern(&t, "z.h", 3);
+    files[1] = (uint32_t)strtab_intern(&t, "m.c", 3);
+    files[2] = (uint32_t)strtab_intern(&t, "a.h", 3);
+
+    for (int round = 0; round < 60; round++) {
+        size_t size = 1 + rnd() % (round < 30 ? 300 : 3000);
+        make_code(code, size, files);
+        /* blocks: each a subset of the code in address order (one run), some reversed or
+         * shuffled (many runs), as many as fit */
+        size_t n = 0;
+        int shape = round % 3;
+        while (n < MAX_RECORDS - size) {
+            size_t start = n;
+            for (size_t i = 0; i < size; i++) {
+                if (rnd() % 4 == 0) continue;
+                in[n] = code[i];
+                for (int e = 0; e < NRAW; e++)
+                    in[n].costs[e] = (cg_cost)(rnd() % 1000) - (e == 2 ? 500 : 0);
+                if (rnd() % 5 == 0) in[n].costs[1] = 0;
+                n++;
+            }
+            if (shape == 1 && rnd() % 3 == 0) /* a block backwards: every record a run */
+                for (size_t i = start, j = n; i + 1 < j; i++, j--) {
+                    rec tmp = in[i];
+                    in[i] = in[j - 1];
+                    in[j - 1] = tmp;
+                }
+            if (shape == 2) /* shuffled */
+                for (size_t i = n; i > start + 1; i--) {
+                    size_t j = start + rnd() % (i - start);
+                    rec tmp = in[i - 1];
+                    in[i - 1] = in[j];
+                    in[j] = tmp;
+                }
+            if (rnd() % 3 == 0) break;
+        }
+        check_stream(in, n, &t, 0);
+        check_stream(in, n, &t, 1); /* strings busy: ties by id until line_finish */
+    }
+
+    /* a sorted stream is final as it is; two records at one position are summed */
+    rec two[3] = {{files[0], 5, 0x10, {1, 2, 3}},
+                  {files[0], 6, 0x10, {1, 0, 0}},
+                  {files[0], 5, 0x10, {10, 20, 30}}};
+    check_stream(two, 2, &t, 0);
+    check_stream(two, 3, &t, 0);
+
+    /* a sum that does not fit: the compaction says so */
+    line_store s;
+    line_scratch scratch;
+    memset(&s, 0, sizeof s);
+    memset(&scratch, 0, sizeof scratch);
+    cg_cost big[1] = {INT64_MAX};
+    CHECK_INT(ST_OK, line_append(&s, files[0], 1, 0x20, big, 1, &t, 1, &scratch));
+    CHECK_INT(ST_OK, line_append(&s, files[0], 1, 0x10, big, 1, &t, 1, &scratch));
+    CHECK_INT(ST_OK, line_append(&s, files[0], 1, 0x20, big, 1, &t, 1, &scratch));
+    CHECK_INT(ST_OVERFLOW, line_finish(&s, &t, 1, &scratch));
+    line_store_free(&s);
+    line_scratch_free(&scratch);
+
+    strtab_free(&t);
+    return ctest_report("test_lines");
+}
