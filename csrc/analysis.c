@@ -71,33 +71,61 @@ static int identity_less(const cg_profile *p, uint32_t a, uint32_t b) {
     return c < 0;
 }
 
-/* Sorting by name compares the names' first eight bytes, kept beside the function's index, and
- * reads the strings only when those are equal: the same order as strcmp, without a cache miss
- * at every comparison when the functions are many. */
+/* Functions are sorted by name eight bytes at a time: by the names' first eight bytes, kept
+ * beside the function's index, then each group that shares them by the next eight, and so on
+ * (names with long common beginnings, like callgrind's caller contexts, take a few rounds).
+ * Each round is a stable sort, so the order is strcmp's, equal names in index order; the
+ * strings are read once per round instead of twice per comparison, a cache miss each when the
+ * functions are many. */
 typedef struct named {
-    uint64_t prefix; /* the first eight bytes, big-endian, zeros after the end */
+    uint64_t prefix; /* eight bytes of the name from the round's offset, big-endian, zero-padded */
     uint32_t fn;
+    uint32_t more; /* the name goes on past these eight bytes */
 } named;
 
-static uint64_t name_prefix(const char *s) {
+static void name_prefix(named *n, const char *s) {
     uint64_t v = 0;
+    int ended = 0;
     for (int i = 0; i < 8; i++) {
         v <<= 8;
-        if (*s) v |= (unsigned char)*s++;
+        if (!ended && !(ended = !s[i])) v |= (unsigned char)s[i];
     }
-    return v;
+    n->prefix = v;
+    n->more = !ended;
 }
 
-static int name_less(const cg_profile *p, const named *a, const named *b) {
-    if (a->prefix != b->prefix) return a->prefix < b->prefix;
-    return strcmp(strtab_get(&p->strings, p->fns[a->fn].name),
-                  strtab_get(&p->strings, p->fns[b->fn].name)) < 0;
-}
-
+typedef struct name_range {
+    size_t begin, end, offset;
+} name_range;
 #define IDENTITY_BEFORE(p, a, b) identity_less((p), *(a), *(b))
-#define NAME_BEFORE(p, a, b) name_less((p), (a), (b))
+#define PREFIX_BEFORE(ctx, a, b) ((void)(ctx), (a)->prefix < (b)->prefix)
 DEFINE_MERGE_SORT(sort_by_identity, uint32_t, const cg_profile *, IDENTITY_BEFORE)
-DEFINE_MERGE_SORT(sort_by_name, named, const cg_profile *, NAME_BEFORE)
+DEFINE_MERGE_SORT(sort_by_prefix, named, void *, PREFIX_BEFORE)
+
+static int sort_by_name(const cg_profile *p, named *order, named *tmp, uint32_t *bounds) {
+    name_range *stack = NULL;
+    size_t depth = 0, cap = 0;
+    if (VEC_RESERVE(stack, cap, 1)) return -1;
+    stack[depth++] = (name_range){0, p->nfns, 0};
+    while (depth) {
+        name_range r = stack[--depth];
+        for (size_t i = r.begin; i < r.end; i++)
+            name_prefix(&order[i], strtab_get(&p->strings, p->fns[order[i].fn].name) + r.offset);
+        sort_by_prefix(NULL, order + r.begin, tmp + r.begin, bounds + r.begin, r.end - r.begin);
+        for (size_t i = r.begin, j; i < r.end; i = j) {
+            for (j = i + 1; j < r.end && order[j].prefix == order[i].prefix; j++) {
+            }
+            if (j - i < 2 || !order[i].more) continue;
+            if (VEC_RESERVE(stack, cap, depth + 1)) {
+                free(stack);
+                return -1;
+            }
+            stack[depth++] = (name_range){i, j, r.offset + 8};
+        }
+    }
+    free(stack);
+    return 0;
+}
 
 /* Line records in their final form; functions sorted by name for lookups. */
 static int finish_lines_and_names(analysis *a, line_scratch *scratch) {
@@ -117,14 +145,13 @@ static int finish_lines_and_names(analysis *a, line_scratch *scratch) {
         free(bounds);
         return nomem(a);
     }
-    for (size_t f = 0; f < p->nfns; f++)
-        order[f] = (named){name_prefix(strtab_get(&p->strings, p->fns[f].name)), (uint32_t)f};
-    sort_by_name(p, order, tmp, bounds, p->nfns);
+    for (size_t f = 0; f < p->nfns; f++) order[f].fn = (uint32_t)f;
+    int rc = sort_by_name(p, order, tmp, bounds);
     for (size_t f = 0; f < p->nfns; f++) p->name_order[f] = order[f].fn;
     free(order);
     free(tmp);
     free(bounds);
-    return 0;
+    return rc ? nomem(a) : 0;
 }
 
 /* ---- cycles: Tarjan's strongly connected components, with an explicit stack ---- */
