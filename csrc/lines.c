@@ -184,9 +184,9 @@ int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t fi
 /* A stream to compact is a sorted prefix (what the last compaction wrote) followed by the
  * records appended since, which come in a few ascending runs (callgrind writes a function's
  * instructions in address order within each block; the stream counts its runs as they come).
- * Compaction merges the runs, summing equal positions as they meet and always in the order
- * they were read: with a few runs, each run in turn into the merge of those before it, decoded
- * as it is read; with many, all at once through a heap. */
+ * Compaction decodes the records once and merges the runs as record numbers, summing equal
+ * positions as they meet and always in the order they were read: with a few runs, each run in
+ * turn into the merge of those before it; with many, all at once through a heap. */
 
 typedef struct key {
     uint64_t addr, line;
@@ -256,72 +256,84 @@ static inline status add_row(cg_cost *sum, const cg_cost *row, size_t nraw) {
     return ST_OK;
 }
 
-static inline void copy_row(cg_cost *to, const cg_cost *from, size_t width) {
-    for (size_t e = 0; e < width; e++) to[e] = from[e];
-}
+/* The records decoded, where each run starts, and room for the merge. */
+typedef struct decoded {
+    key *keys;
+    cg_cost *costs;   /* `width` per record */
+    uint32_t *starts; /* of the runs, and n after the last */
+    uint32_t *a, *b;  /* record numbers: the merge so far, the next (in turn); heap and cursors */
+    size_t n, width, runs;
+} decoded;
 
-/* A few runs: the records so far merged (keys and costs) in one buffer, the next run merged
- * with them into the other as it is decoded. Each run costs the merged records once more. */
-static status merge_in_turn(const line_store *s, const strtab *strings, size_t nraw,
-                            line_scratch *scratch, line_store *out) {
+static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch, decoded *d) {
     size_t n = s->count, width = nraw ? nraw : 1;
-    size_t per = sizeof(key) + width * sizeof(cg_cost);
-    if (n + 1 > SIZE_MAX / 2 / per) return ST_NOMEM;
-    if (scratch_reserve(scratch, 2 * n * per + width * sizeof(cg_cost))) return ST_NOMEM;
-    key *src_k = scratch->mem, *dst_k = src_k + n;
-    cg_cost *src_c = (cg_cost *)(dst_k + n), *dst_c = src_c + n * width, *in = dst_c + n * width;
-    size_t src_len = 0, ai = 0, len = 0;
+    /* per record: its key, its costs, at worst a run of its own, and two record numbers */
+    size_t per = sizeof(key) + width * sizeof(cg_cost) + 3 * sizeof(uint32_t);
+    if (n >= SIZE_MAX / per) return ST_NOMEM;
+    if (scratch_reserve(scratch, n * per + sizeof(uint32_t))) return ST_NOMEM;
+    d->keys = scratch->mem;
+    d->costs = (cg_cost *)(d->keys + n);
+    d->starts = (uint32_t *)(d->costs + n * width);
+    d->a = d->starts + n + 1;
+    d->b = d->a + n;
+    d->n = n;
+    d->width = width;
+    size_t runs = 0;
     const unsigned char *p = s->data;
-    key k = {0, 0, 0}, prev = {0, 0, 0};
-    status rc;
+    key k = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
-        p = decode_next(p, &k, in, nraw);
-        if (i && !ascending(&prev, &k)) { /* the next run: what is merged becomes the source */
-            for (; ai < src_len; ai++, len++) {
-                dst_k[len] = src_k[ai];
-                copy_row(dst_c + len * width, src_c + ai * width, width);
-            }
-            key *tk = src_k;
-            src_k = dst_k;
-            dst_k = tk;
-            cg_cost *tc = src_c;
-            src_c = dst_c;
-            dst_c = tc;
-            src_len = len;
-            ai = len = 0;
-        }
-        prev = k;
-        int c = -1;
-        while (ai < src_len && (c = key_cmp(strings, &src_k[ai], &k)) < 0) {
-            dst_k[len] = src_k[ai];
-            copy_row(dst_c + len * width, src_c + ai * width, width);
-            ai++, len++;
-        }
-        cg_cost *row = dst_c + len * width;
-        dst_k[len++] = k;
-        if (ai < src_len && c == 0) {
-            copy_row(row, src_c + ai * width, width);
-            ai++;
-            if ((rc = add_row(row, in, nraw))) return rc;
-        } else {
-            copy_row(row, in, width);
-        }
+        p = decode_next(p, &k, d->costs + i * width, nraw);
+        if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
+        d->keys[i] = k;
     }
-    for (; ai < src_len; ai++, len++) {
-        dst_k[len] = src_k[ai];
-        copy_row(dst_c + len * width, src_c + ai * width, width);
-    }
-    for (size_t i = 0; i < len; i++)
-        if ((rc = put_record(out, &dst_k[i], dst_c + i * width, nraw))) return rc;
+    d->starts[runs] = (uint32_t)n;
+    d->runs = runs;
     return ST_OK;
 }
 
-/* Many runs: all decoded, then merged at once. The heap holds the runs not yet used up by their
- * next key; between equal keys the earlier run comes first. */
+/* A few runs: each merged in turn into the merge of those before it, as record numbers; a
+ * position met again is added to the row of its first record. Each run costs the records
+ * merged so far once more. */
+static status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, line_store *out) {
+    const key *keys = d->keys;
+    uint32_t *acc = d->a, *next = d->b;
+    size_t len = d->starts[1];
+    for (size_t i = 0; i < len; i++) acc[i] = (uint32_t)i;
+    for (size_t r = 1; r < d->runs; r++) {
+        size_t ai = 0, m = 0;
+        for (uint32_t j = d->starts[r]; j < d->starts[r + 1]; j++) {
+            int c = -1;
+            while (ai < len && (c = key_cmp(strings, &keys[acc[ai]], &keys[j])) < 0)
+                next[m++] = acc[ai++];
+            if (ai < len && c == 0) {
+                if (add_row(d->costs + (size_t)acc[ai] * d->width, d->costs + (size_t)j * d->width,
+                            nraw))
+                    return ST_OVERFLOW;
+                next[m++] = acc[ai++];
+            } else {
+                next[m++] = j;
+            }
+        }
+        while (ai < len) next[m++] = acc[ai++];
+        uint32_t *t = acc;
+        acc = next;
+        next = t;
+        len = m;
+    }
+    for (size_t i = 0; i < len; i++) {
+        status rc = put_record(out, &keys[acc[i]], d->costs + (size_t)acc[i] * d->width, nraw);
+        if (rc) return rc;
+    }
+    return ST_OK;
+}
+
+/* Many runs: merged at once. The heap holds the runs not yet used up by their next record;
+ * between equal keys the earlier run comes first. */
 typedef struct merger {
     const strtab *strings;
     const key *keys;
-    uint32_t *next, *end; /* per run: its next record, one past its last */
+    uint32_t *next;       /* per run: its next record */
+    const uint32_t *ends; /* per run: its first record, one past its last at the next entry */
     uint32_t *heap;       /* run numbers */
     size_t size;
 } merger;
@@ -344,46 +356,29 @@ static void sift_down(merger *m, size_t i) {
     m->heap[i] = r;
 }
 
-static status merge_at_once(const line_store *s, const strtab *strings, size_t nraw,
-                            line_scratch *scratch, line_store *out) {
-    size_t n = s->count, width = nraw ? nraw : 1;
-    /* per record: its key, its costs, and at worst a run of its own (next, end, heap) */
-    size_t per = sizeof(key) + width * sizeof(cg_cost) + 3 * sizeof(uint32_t);
-    if (n > SIZE_MAX / per) return ST_NOMEM;
-    if (scratch_reserve(scratch, n * per)) return ST_NOMEM;
-    key *keys = scratch->mem;
-    cg_cost *costs = (cg_cost *)(keys + n);
-    uint32_t *next = (uint32_t *)(costs + n * width), *end = next + n, *heap = end + n;
-    size_t runs = 0;
-    const unsigned char *p = s->data;
-    key k = {0, 0, 0};
-    for (size_t i = 0; i < n; i++) {
-        p = decode_next(p, &k, costs + i * width, nraw);
-        keys[i] = k;
-        if (i == 0 || !ascending(&keys[i - 1], &k)) {
-            if (runs) end[runs - 1] = (uint32_t)i;
-            next[runs++] = (uint32_t)i;
-        }
+static status merge_at_once(decoded *d, const strtab *strings, size_t nraw, line_store *out) {
+    size_t runs = d->runs, width = d->width;
+    merger m = {strings, d->keys, d->a, d->starts, d->b, runs};
+    for (size_t r = 0; r < runs; r++) {
+        m.next[r] = d->starts[r];
+        m.heap[r] = (uint32_t)r;
     }
-    if (runs) end[runs - 1] = (uint32_t)n;
-    merger m = {strings, keys, next, end, heap, runs};
-    for (size_t i = 0; i < runs; i++) heap[i] = (uint32_t)i;
     for (size_t i = runs / 2; i-- > 0;) sift_down(&m, i);
     status rc;
     const key *pending = NULL; /* the position being summed, into its first row */
     cg_cost *sum = NULL;
     while (m.size) {
-        uint32_t run = heap[0], i = next[run];
-        const key *kp = &keys[i];
-        cg_cost *row = costs + (size_t)i * width;
-        if (pending && key_cmp(strings, pending, kp) == 0) {
+        uint32_t run = m.heap[0], i = m.next[run];
+        const key *k = &d->keys[i];
+        cg_cost *row = d->costs + (size_t)i * width;
+        if (pending && key_cmp(strings, pending, k) == 0) {
             if ((rc = add_row(sum, row, nraw))) return rc;
         } else {
             if (pending && (rc = put_record(out, pending, sum, nraw))) return rc;
-            pending = kp;
+            pending = k;
             sum = row;
         }
-        if (++next[run] == end[run]) heap[0] = heap[--m.size];
+        if (++m.next[run] == m.ends[run + 1]) m.heap[0] = m.heap[--m.size];
         if (m.size) sift_down(&m, 0);
     }
     return pending ? put_record(out, pending, sum, nraw) : ST_OK;
@@ -393,10 +388,13 @@ static status merge_at_once(const line_store *s, const strtab *strings, size_t n
 static status compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
     /* merging in turn costs about runs * distinct, at once n * log2(runs) with dearer steps */
     enum { IN_TURN_RUNS = 8 };
+    decoded d;
+    status rc = decode_all(s, nraw, scratch, &d);
+    if (rc) return rc;
     line_store out;
     memset(&out, 0, sizeof out);
-    status rc = s->runs <= IN_TURN_RUNS ? merge_in_turn(s, strings, nraw, scratch, &out)
-                                        : merge_at_once(s, strings, nraw, scratch, &out);
+    rc = d.runs <= IN_TURN_RUNS ? merge_in_turn(&d, strings, nraw, &out)
+                                : merge_at_once(&d, strings, nraw, &out);
     if (rc) {
         line_store_free(&out);
         return rc;
