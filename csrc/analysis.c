@@ -78,12 +78,15 @@ static int identity_less(const cg_profile *p, uint32_t a, uint32_t b) {
  * strings are read once per round instead of twice per comparison, a cache miss each when the
  * functions are many. */
 typedef struct named {
-    uint64_t prefix; /* eight bytes of the name from the round's offset, big-endian, zero-padded */
+    uint64_t prefix;  /* eight bytes of the name from `rest`, big-endian, zero-padded */
+    const char *rest; /* the name from the round's offset */
     uint32_t fn;
     uint32_t more; /* the name goes on past these eight bytes */
 } named;
 
-static void name_prefix(named *n, const char *s) {
+/* Reads the next eight bytes of the name and steps past them. */
+static void name_prefix(named *n) {
+    const char *s = n->rest;
     uint64_t v = 0;
     int ended = 0;
     for (int i = 0; i < 8; i++) {
@@ -92,10 +95,11 @@ static void name_prefix(named *n, const char *s) {
     }
     n->prefix = v;
     n->more = !ended;
+    if (!ended) n->rest = s + 8;
 }
 
 typedef struct name_range {
-    size_t begin, end, offset;
+    size_t begin, end;
 } name_range;
 #define IDENTITY_BEFORE(p, a, b) identity_less((p), *(a), *(b))
 #define PREFIX_BEFORE(ctx, a, b) ((void)(ctx), (a)->prefix < (b)->prefix)
@@ -106,11 +110,10 @@ static int sort_by_name(const cg_profile *p, named *order, named *tmp, uint32_t 
     name_range *stack = NULL;
     size_t depth = 0, cap = 0;
     if (VEC_RESERVE(stack, cap, 1)) return -1;
-    stack[depth++] = (name_range){0, p->nfns, 0};
+    stack[depth++] = (name_range){0, p->nfns};
     while (depth) {
         name_range r = stack[--depth];
-        for (size_t i = r.begin; i < r.end; i++)
-            name_prefix(&order[i], strtab_get(&p->strings, p->fns[order[i].fn].name) + r.offset);
+        for (size_t i = r.begin; i < r.end; i++) name_prefix(&order[i]);
         sort_by_prefix(NULL, order + r.begin, tmp + r.begin, bounds + r.begin, r.end - r.begin);
         for (size_t i = r.begin, j; i < r.end; i = j) {
             for (j = i + 1; j < r.end && order[j].prefix == order[i].prefix; j++) {
@@ -120,7 +123,7 @@ static int sort_by_name(const cg_profile *p, named *order, named *tmp, uint32_t 
                 free(stack);
                 return -1;
             }
-            stack[depth++] = (name_range){i, j, r.offset + 8};
+            stack[depth++] = (name_range){i, j};
         }
     }
     free(stack);
@@ -145,7 +148,10 @@ static int finish_lines_and_names(analysis *a, line_scratch *scratch) {
         free(bounds);
         return nomem(a);
     }
-    for (size_t f = 0; f < p->nfns; f++) order[f].fn = (uint32_t)f;
+    for (size_t f = 0; f < p->nfns; f++) {
+        order[f].fn = (uint32_t)f;
+        order[f].rest = strtab_get(&p->strings, p->fns[f].name);
+    }
     int rc = sort_by_name(p, order, tmp, bounds);
     for (size_t f = 0; f < p->nfns; f++) p->name_order[f] = order[f].fn;
     free(order);
