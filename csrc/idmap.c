@@ -27,8 +27,7 @@ void idmap_clear(idmap *m) {
     m->defined = 0;
 }
 
-int64_t idmap_get(const idmap *m, uint64_t id) {
-    if (id < m->dense_cap) return (int64_t)m->dense[id] - 1;
+int64_t idmap_get_sparse(const idmap *m, uint64_t id) {
     if (!m->sparse) return -1;
     size_t i = hash_mix(id ^ m->seed) & m->sparse_mask;
     while (m->sparse[i].value) {

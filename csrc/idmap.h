@@ -25,8 +25,13 @@ typedef struct idmap {
 void idmap_init(idmap *m, uint64_t seed);
 void idmap_free(idmap *m);
 void idmap_clear(idmap *m);
-/* Name id bound to `id`, or -1 when undefined. */
-int64_t idmap_get(const idmap *m, uint64_t id);
+/* Name id bound to an id the dense array does not cover, or -1 when undefined. */
+int64_t idmap_get_sparse(const idmap *m, uint64_t id);
+/* Name id bound to `id`, or -1 when undefined. Inline: the parser asks at every name. */
+static inline int64_t idmap_get(const idmap *m, uint64_t id) {
+    if (id < m->dense_cap) return (int64_t)m->dense[id] - 1;
+    return idmap_get_sparse(m, id);
+}
 /* Binds `id` to `value`; returns 0 or -1 when out of memory. */
 int idmap_set(idmap *m, uint64_t id, uint32_t value);
 
