@@ -72,8 +72,8 @@ static int identity_less(const cg_profile *p, uint32_t a, uint32_t b) {
 }
 
 /* Functions are sorted by name eight bytes at a time: by the names' first eight bytes, kept
- * beside the function's index, then each group that shares them by the next eight, and so on
- * (names with long common beginnings, like callgrind's caller contexts, take a few rounds).
+ * beside the function's index, then each group that shares them by the eight after all that
+ * the group shares (callgrind's caller contexts begin alike for hundreds of bytes), and so on.
  * Each round is a stable sort, so the order is strcmp's, equal names in index order; the
  * strings are read once per round instead of twice per comparison, a cache miss each when the
  * functions are many. */
@@ -98,6 +98,21 @@ static void name_prefix(named *n) {
     if (!ended) n->rest = s + 8;
 }
 
+/* Steps the names of a group past their longest common beginning, so that names that share
+ * long ones (the same function in many caller contexts) take one round more, not one per
+ * eight bytes. */
+static void skip_shared(named *v, size_t n) {
+    const char *f = v[0].rest;
+    size_t len = strlen(f);
+    for (size_t i = 1; i < n && len; i++) {
+        const char *t = v[i].rest;
+        size_t m = 0;
+        while (m < len && f[m] == t[m]) m++; /* t[m] is 0 at t's end, where f[m] is not */
+        len = m;
+    }
+    for (size_t i = 0; i < n; i++) v[i].rest += len;
+}
+
 typedef struct name_range {
     size_t begin, end;
 } name_range;
@@ -111,8 +126,12 @@ static int sort_by_name(const cg_profile *p, named *order, named *tmp, uint32_t 
     size_t depth = 0, cap = 0;
     if (VEC_RESERVE(stack, cap, 1)) return -1;
     stack[depth++] = (name_range){0, p->nfns};
+    int first = 1;
     while (depth) {
         name_range r = stack[--depth];
+        if (!first) /* a group that shares eight bytes: step over all that it shares */
+            skip_shared(order + r.begin, r.end - r.begin);
+        first = 0;
         for (size_t i = r.begin; i < r.end; i++) name_prefix(&order[i]);
         sort_by_prefix(NULL, order + r.begin, tmp + r.begin, bounds + r.begin, r.end - r.begin);
         for (size_t i = r.begin, j; i < r.end; i = j) {
