@@ -3,18 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MIN_BYTES = 64, FAST_GROWTH = 4096, K_ESCAPE = 127 };
+enum { MIN_BYTES = 64, FAST_GROWTH = 4096, K_ESCAPE = LINE_K_ESCAPE };
 
 /* ---- varints ---- */
-
-static inline unsigned char *put_varint(unsigned char *p, uint64_t v) {
-    while (v >= 0x80) {
-        *p++ = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (unsigned char)v;
-    return p;
-}
 
 static inline const unsigned char *get_varint(const unsigned char *p, uint64_t *out) {
     uint64_t v = *p & 0x7f;
@@ -27,10 +18,7 @@ static inline const unsigned char *get_varint(const unsigned char *p, uint64_t *
     return p;
 }
 
-/* Signed steps as small unsigned numbers: 0, -1, 1, -2... -> 0, 1, 2, 3... */
-static inline uint64_t zigzag(uint64_t v) {
-    return (v << 1) ^ (0 - (v >> 63));
-}
+/* The inverse of line_zigzag (lines.h). */
 static inline uint64_t unzigzag(uint64_t v) {
     return (v >> 1) ^ (0 - (v & 1));
 }
@@ -54,7 +42,7 @@ void line_scratch_free(line_scratch *scratch) {
 
 /* Makes sure `need` more bytes fit. The buffer doubles while small, then grows by half: the
  * spare room goes back when the loader moves on, so growing fast costs memory only briefly. */
-static status reserve(line_store *s, size_t need) {
+status line_reserve(line_store *s, size_t need) {
     if (s->cap - s->used >= need) return ST_OK;
     if (need > SIZE_MAX / 2 - s->used) return ST_NOMEM;
     size_t cap = s->cap < FAST_GROWTH ? 2 * s->cap : s->cap + s->cap / 2;
@@ -80,32 +68,6 @@ static void trim(line_store *s) {
     if (!data) return; /* the larger block stays: still valid */
     s->data = data;
     s->cap = s->used;
-}
-
-/* Encodes one record after the stream's last one (room reserved by the caller). */
-static void encode(line_store *s, uint32_t file, uint64_t line, uint64_t addr, const cg_cost *costs,
-                   size_t n) {
-    unsigned char *start = s->data + s->used, *p = start;
-    int new_file = file != s->last_file;
-    if (!s->count)
-        s->runs = 1;
-    else if (!(addr > s->last_addr || (addr == s->last_addr && line > s->last_line)))
-        s->runs++;
-    *p++ = (unsigned char)(new_file | (n < K_ESCAPE ? n : K_ESCAPE) << 1);
-    if (n >= K_ESCAPE) p = put_varint(p, n);
-    if (new_file) p = put_varint(p, file);
-    p = put_varint(p, zigzag(addr - s->last_addr));
-    p = put_varint(p, zigzag(line - s->last_line));
-    for (size_t i = 0; i < n; i++) p = put_varint(p, zigzag((uint64_t)costs[i]));
-    s->used += (size_t)(p - start);
-    s->last_file = file;
-    s->last_line = line;
-    s->last_addr = addr;
-    s->count++;
-}
-
-static size_t worst_case(size_t n) {
-    return 1 + 10 * (4 + n);
 }
 
 void line_reader_init(line_reader *r, const line_store *s) {
@@ -244,8 +206,8 @@ static status scratch_reserve(line_scratch *scratch, size_t bytes) {
 static status put_record(line_store *out, const key *k, const cg_cost *row, size_t nraw) {
     size_t n = nraw;
     while (n && row[n - 1] == 0) n--;
-    if (reserve(out, worst_case(n))) return ST_NOMEM;
-    encode(out, k->file, k->line, k->addr, row, n);
+    if (line_reserve(out, line_worst_case(n))) return ST_NOMEM;
+    line_encode(out, k->file, k->line, k->addr, row, n);
     return ST_OK;
 }
 
@@ -408,16 +370,8 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
     return ST_OK;
 }
 
-status line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, const cg_cost *costs,
-                   size_t n, const strtab *strings, size_t nraw, line_scratch *scratch) {
-    while (n && costs[n - 1] == 0) n--;
-    if (reserve(s, worst_case(n))) return ST_NOMEM;
-    if (s->count == UINT32_MAX) return ST_NOMEM;
-    encode(s, file, line, addr, costs, n);
-    /* out of order: duplicates may pile up (Xdebug repeats a function for every call) */
-    if (s->runs > 1 && s->count >= 4 * (uint64_t)s->distinct + 256)
-        return compact(s, strings, nraw, scratch);
-    return ST_OK;
+status line_compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
+    return compact(s, strings, nraw, scratch);
 }
 
 void line_give_back(line_store *s) {

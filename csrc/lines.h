@@ -41,13 +41,74 @@ typedef struct line_scratch {
     size_t cap;
 } line_scratch;
 
+/* ---- appending: inline, since the builder appends once per line record of the input ---- */
+
+enum { LINE_K_ESCAPE = 127 }; /* a header's cost count this large: the count follows */
+
+static inline unsigned char *line_put_varint(unsigned char *p, uint64_t v) {
+    while (v >= 0x80) {
+        *p++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (unsigned char)v;
+    return p;
+}
+
+/* Signed steps as small unsigned numbers: 0, -1, 1, -2... -> 0, 1, 2, 3... */
+static inline uint64_t line_zigzag(uint64_t v) {
+    return (v << 1) ^ (0 - (v >> 63));
+}
+
+/* The most bytes a record of `n` costs takes. */
+static inline size_t line_worst_case(size_t n) {
+    return 1 + 10 * (4 + n);
+}
+
+/* Encodes one record after the stream's last one (room reserved by the caller) and counts
+ * the stream's ascending runs. */
+static inline void line_encode(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
+                               const cg_cost *costs, size_t n) {
+    unsigned char *start = s->data + s->used, *p = start;
+    int new_file = file != s->last_file;
+    if (!s->count)
+        s->runs = 1;
+    else if (!(addr > s->last_addr || (addr == s->last_addr && line > s->last_line)))
+        s->runs++;
+    *p++ = (unsigned char)(new_file | (n < LINE_K_ESCAPE ? n : LINE_K_ESCAPE) << 1);
+    if (n >= LINE_K_ESCAPE) p = line_put_varint(p, n);
+    if (new_file) p = line_put_varint(p, file);
+    p = line_put_varint(p, line_zigzag(addr - s->last_addr));
+    p = line_put_varint(p, line_zigzag(line - s->last_line));
+    for (size_t i = 0; i < n; i++) p = line_put_varint(p, line_zigzag((uint64_t)costs[i]));
+    s->used += (size_t)(p - start);
+    s->last_file = file;
+    s->last_line = line;
+    s->last_addr = addr;
+    s->count++;
+}
+
+/* The slow paths of line_append: room for `need` more bytes, and a compaction. */
+status line_reserve(line_store *s, size_t need);
+status line_compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch);
+
 /* Appends a record; `costs` holds `n` costs in event order (more events count as zero).
  * `nraw` is the profile's event count, for compactions. `strings` NULL: the strings may not be
  * read now (another thread adds to them); a compaction then orders the records of one address
  * and line by file id, and line_finish orders them by file name. Sums, the times a compaction
  * runs and the final stream are the same either way. */
-status line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr, const cg_cost *costs,
-                   size_t n, const strtab *strings, size_t nraw, line_scratch *scratch);
+static inline status line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
+                                 const cg_cost *costs, size_t n, const strtab *strings, size_t nraw,
+                                 line_scratch *scratch) {
+    while (n && costs[n - 1] == 0) n--;
+    if (s->cap - s->used < line_worst_case(n) && line_reserve(s, line_worst_case(n)))
+        return ST_NOMEM;
+    if (s->count == UINT32_MAX) return ST_NOMEM;
+    line_encode(s, file, line, addr, costs, n);
+    /* out of order: duplicates may pile up (Xdebug repeats a function for every call) */
+    if (s->runs > 1 && s->count >= 4 * (uint64_t)s->distinct + 256)
+        return line_compact(s, strings, nraw, scratch);
+    return ST_OK;
+}
 /* The loader moves on to another function's records: the stream gives back its spare room
  * (callgrind writes most functions in one block, so most streams are complete then), unless it
  * has grown by less than half since the last time. A function that comes back block after
