@@ -17,6 +17,7 @@ status builder_init(builder *b, const section_choice *choice, size_t max_warning
     if (!(b->p = profile_new(b->seed))) return ST_NOMEM;
     b->p->max_warnings = max_warnings ? max_warnings : 1000;
     b->p->no_cycles = no_cycles != 0;
+    b->scratch.seed = b->seed;
     b->block_fn = NO_INDEX;
     b->section = CG_NONE;
     if (choice) b->choice = *choice;

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msort.h"
+
 enum { MIN_BYTES = 64, FAST_GROWTH = 4096, K_ESCAPE = LINE_K_ESCAPE };
 
 /* ---- varints ---- */
@@ -146,9 +148,10 @@ int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t fi
 /* A stream to compact is a sorted prefix (what the last compaction wrote) followed by the
  * records appended since, which come in a few ascending runs (callgrind writes a function's
  * instructions in address order within each block; the stream counts its runs as they come).
- * Compaction decodes the records once and merges the runs as record numbers, summing equal
- * positions as they meet and always in the order they were read: up to 16 runs, each run in
- * turn into the merge of those before it; beyond, all at once through a heap. */
+ * Compaction decodes the records once; up to 16 runs, it merges them as record numbers, each
+ * run in turn into the merge of those before it, summing equal positions as they meet; beyond,
+ * it sums equal positions through a hash table and sorts the distinct ones. Either way equal
+ * positions are summed in the order they were read. */
 
 typedef struct key {
     uint64_t addr, line;
@@ -227,13 +230,15 @@ typedef struct decoded {
     size_t n, width, runs;
 } decoded;
 
-static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch, decoded *d) {
+/* `extra` bytes more are left at the start of the scratch space, for a hash table. */
+static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch, size_t extra,
+                         decoded *d) {
     size_t n = s->count, width = nraw ? nraw : 1;
     /* per record: its key, its costs, at worst a run of its own, and two record numbers */
     size_t per = sizeof(key) + width * sizeof(cg_cost) + 3 * sizeof(uint32_t);
-    if (n >= SIZE_MAX / per) return ST_NOMEM;
-    if (scratch_reserve(scratch, n * per + sizeof(uint32_t))) return ST_NOMEM;
-    d->keys = scratch->mem;
+    if (n >= (SIZE_MAX - extra) / per - 1) return ST_NOMEM;
+    if (scratch_reserve(scratch, extra + n * per + sizeof(uint32_t))) return ST_NOMEM;
+    d->keys = (key *)((char *)scratch->mem + extra);
     d->costs = (cg_cost *)(d->keys + n);
     d->starts = (uint32_t *)(d->costs + n * width);
     d->a = d->starts + n + 1;
@@ -289,76 +294,76 @@ static status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, line
     return ST_OK;
 }
 
-/* Many runs: merged at once. The heap holds the runs not yet used up by their next record;
- * between equal keys the earlier run comes first. */
-typedef struct merger {
-    const strtab *strings;
+/* Many runs (Xdebug writes a block per call, a few records each): equal positions are summed
+ * through a hash table into the row of their first record, in reading order, and only the
+ * distinct positions are sorted. The table is seeded per load, so that no input can make its
+ * probes long. */
+static inline uint32_t key_hash(const key *k, uint64_t seed) {
+    uint64_t h =
+        ((k->addr ^ seed) * 0x9e3779b97f4a7c15ULL) ^ (k->line * 0xc2b2ae3d27d4eb4fULL) ^ k->file;
+    return (uint32_t)((h ^ (h >> 29)) * 0x165667b19e3779f9ULL >> 32);
+}
+
+static inline int key_same(const key *a, const key *b) {
+    return a->addr == b->addr && a->line == b->line && a->file == b->file;
+}
+
+typedef struct sorter {
     const key *keys;
-    uint32_t *next;       /* per run: its next record */
-    const uint32_t *ends; /* per run: its first record, one past its last at the next entry */
-    uint32_t *heap;       /* run numbers */
-    size_t size;
-} merger;
+    const strtab *strings;
+} sorter;
 
-static inline int run_before(const merger *m, uint32_t a, uint32_t b) {
-    int c = key_cmp(m->strings, &m->keys[m->next[a]], &m->keys[m->next[b]]);
-    return c < 0 || (c == 0 && a < b);
+#define KEY_BEFORE(st, a, b) (key_cmp((st)->strings, &(st)->keys[*(a)], &(st)->keys[*(b)]) < 0)
+DEFINE_MERGE_SORT(sort_order, uint32_t, const sorter *, KEY_BEFORE)
+
+static size_t hash_slots(size_t n) {
+    size_t slots = 16;
+    while (slots < 2 * n) slots *= 2;
+    return slots;
 }
 
-static void sift_down(merger *m, size_t i) {
-    uint32_t r = m->heap[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= m->size) break;
-        if (c + 1 < m->size && run_before(m, m->heap[c + 1], m->heap[c])) c++;
-        if (!run_before(m, m->heap[c], r)) break;
-        m->heap[i] = m->heap[c];
-        i = c;
-    }
-    m->heap[i] = r;
-}
-
-static status merge_at_once(decoded *d, const strtab *strings, size_t nraw, line_store *out) {
-    size_t runs = d->runs, width = d->width;
-    merger m = {strings, d->keys, d->a, d->starts, d->b, runs};
-    for (size_t r = 0; r < runs; r++) {
-        m.next[r] = d->starts[r];
-        m.heap[r] = (uint32_t)r;
-    }
-    for (size_t i = runs / 2; i-- > 0;) sift_down(&m, i);
-    status rc;
-    const key *pending = NULL; /* the position being summed, into its first row */
-    cg_cost *sum = NULL;
-    while (m.size) {
-        uint32_t run = m.heap[0], i = m.next[run];
-        const key *k = &d->keys[i];
-        cg_cost *row = d->costs + (size_t)i * width;
-        if (pending && key_cmp(strings, pending, k) == 0) {
-            if ((rc = add_row(sum, row, nraw))) return rc;
-        } else {
-            if (pending && (rc = put_record(out, pending, sum, nraw))) return rc;
-            pending = k;
-            sum = row;
+static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, uint32_t *table,
+                           size_t slots, uint64_t seed, line_store *out) {
+    const key *keys = d->keys;
+    uint32_t *order = d->a, *tmp = d->b, *bounds = d->starts; /* the runs are not needed */
+    memset(table, 0, slots * sizeof *table);                  /* record number + 1, 0 = free */
+    size_t distinct = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        const key *k = &keys[i];
+        size_t slot = key_hash(k, seed) & (slots - 1);
+        while (table[slot] && !key_same(&keys[table[slot] - 1], k)) slot = (slot + 1) & (slots - 1);
+        if (!table[slot]) {
+            table[slot] = (uint32_t)i + 1;
+            order[distinct++] = (uint32_t)i;
+        } else if (add_row(d->costs + (size_t)(table[slot] - 1) * d->width, d->costs + i * d->width,
+                           nraw)) {
+            return ST_OVERFLOW;
         }
-        if (++m.next[run] == m.ends[run + 1]) m.heap[0] = m.heap[--m.size];
-        if (m.size) sift_down(&m, 0);
     }
-    return pending ? put_record(out, pending, sum, nraw) : ST_OK;
+    sorter st = {keys, strings};
+    sort_order(&st, order, tmp, bounds, distinct);
+    for (size_t i = 0; i < distinct; i++) {
+        status rc = put_record(out, &keys[order[i]], d->costs + (size_t)order[i] * d->width, nraw);
+        if (rc) return rc;
+    }
+    return ST_OK;
 }
 
 /* Rewrites a stream with each position once, in (address, line, file name) order. */
 static status compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
-    /* merging in turn costs about runs * distinct steps, at once n * log2(runs) dearer ones:
-     * in instructions (valgrind), in turn is 12 % cheaper at 5 runs (instr), and as cheap at 16
-     * (Xdebug, where a function's positions are few) */
+    /* merging in turn costs about runs * distinct steps, hashing n probes and a sort of the
+     * distinct positions: in turn is the cheaper at the few runs of callgrind's blocks */
     enum { IN_TURN_RUNS = 16 };
+    int in_turn = s->runs <= IN_TURN_RUNS;
+    size_t slots = in_turn ? 0 : hash_slots(s->count);
+    if (slots > SIZE_MAX / 4 / sizeof(uint32_t)) return ST_NOMEM;
     decoded d;
-    status rc = decode_all(s, nraw, scratch, &d);
+    status rc = decode_all(s, nraw, scratch, slots * sizeof(uint32_t), &d);
     if (rc) return rc;
     line_store out;
     memset(&out, 0, sizeof out);
-    rc = d.runs <= IN_TURN_RUNS ? merge_in_turn(&d, strings, nraw, &out)
-                                : merge_at_once(&d, strings, nraw, &out);
+    rc = in_turn ? merge_in_turn(&d, strings, nraw, &out)
+                 : merge_hashed(&d, strings, nraw, scratch->mem, slots, scratch->seed, &out);
     if (rc) {
         line_store_free(&out);
         return rc;

@@ -39,6 +39,7 @@ typedef struct line_store {
 typedef struct line_scratch {
     void *mem;
     size_t cap;
+    uint64_t seed; /* of the hash table that sums streams of many runs */
 } line_scratch;
 
 /* ---- appending: inline, since the builder appends once per line record of the input ---- */
