@@ -226,7 +226,8 @@ typedef struct decoded {
     key *keys;
     cg_cost *costs;   /* `width` per record */
     uint32_t *starts; /* of the runs, and n after the last */
-    uint32_t *a, *b;  /* record numbers: the merge so far, the next (in turn); heap and cursors */
+    uint32_t *a, *b;  /* record numbers: the merge so far and the next one, or the hashed
+                       * positions and the sort's room */
     size_t n, width, runs;
 } decoded;
 
@@ -354,16 +355,18 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
     /* merging in turn costs about runs * distinct steps, hashing n probes and a sort of the
      * distinct positions: in turn is the cheaper at the few runs of callgrind's blocks */
     enum { IN_TURN_RUNS = 16 };
-    int in_turn = s->runs <= IN_TURN_RUNS;
-    size_t slots = in_turn ? 0 : hash_slots(s->count);
+    size_t slots = hash_slots(s->count);
     if (slots > SIZE_MAX / 4 / sizeof(uint32_t)) return ST_NOMEM;
     decoded d;
     status rc = decode_all(s, nraw, scratch, slots * sizeof(uint32_t), &d);
     if (rc) return rc;
     line_store out;
     memset(&out, 0, sizeof out);
-    rc = in_turn ? merge_in_turn(&d, strings, nraw, &out)
-                 : merge_hashed(&d, strings, nraw, scratch->mem, slots, scratch->seed, &out);
+    /* the runs as decoded: records of one address and line in several files, which the last
+     * compaction ordered by name, may break the stream's own count of them */
+    rc = d.runs <= IN_TURN_RUNS
+             ? merge_in_turn(&d, strings, nraw, &out)
+             : merge_hashed(&d, strings, nraw, scratch->mem, slots, scratch->seed, &out);
     if (rc) {
         line_store_free(&out);
         return rc;
@@ -371,6 +374,7 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
     line_store_free(s);
     *s = out;
     s->distinct = s->count;
+    s->runs = s->count ? 1 : 0; /* sorted, ties included */
     s->ties_by_id = strings == NULL;
     return ST_OK;
 }

@@ -30,7 +30,8 @@ typedef struct line_store {
     uint32_t count;    /* records in the stream */
     uint32_t distinct; /* records after the last compaction */
     uint32_t last_file;
-    uint32_t runs;  /* strictly increasing runs of (address, line): 1 while sorted */
+    uint32_t runs;  /* strictly increasing runs of (address, line) since the last compaction,
+                     * whose output counts as one: 1 while sorted */
     int ties_by_id; /* compacted with records at one position in file id order (see below) */
     uint64_t last_line, last_addr;
 } line_store;

@@ -1,6 +1,7 @@
 /* Line streams: whatever order records are appended in, the finished stream holds each position
  * once, in (address, line, file name) order, with the costs summed; compactions while appending
  * (with or without the strings) and the final one agree with a plain sort of the same records. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "ctest.h"
@@ -146,6 +147,27 @@ int main(void) {
         }
         check_stream(in, n, &t, 0);
         check_stream(in, n, &t, 1); /* strings busy: ties by id until line_finish */
+    }
+
+    /* one address and line in many files, block after block: the compacted form holds them in
+     * name order, which the file ids (given in reverse) do not follow */
+    {
+        static uint32_t many[40];
+        for (int f = 0; f < 40; f++) {
+            char name[16];
+            int len = snprintf(name, sizeof name, "f%02d.h", 39 - f);
+            many[f] = (uint32_t)strtab_intern(&t, name, (size_t)len);
+        }
+        size_t n = 0;
+        for (int block = 0; block < 30; block++)
+            for (int f = 0; f < 40; f += 1 + block % 3) {
+                in[n] = (rec){many[f], 5, 0x10, {block + 1, f, 1}};
+                n++;
+                in[n] = (rec){many[f], 6 + block % 2, 0x10, {1, 0, 0}};
+                n++;
+            }
+        check_stream(in, n, &t, 0);
+        check_stream(in, n, &t, 1);
     }
 
     /* a sorted stream is final as it is; two records at one position are summed */
