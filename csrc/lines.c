@@ -209,9 +209,19 @@ static status scratch_reserve(line_scratch *scratch, size_t bytes) {
 static status put_record(line_store *out, const key *k, const cg_cost *row, size_t nraw) {
     size_t n = nraw;
     while (n && row[n - 1] == 0) n--;
-    if (line_reserve(out, line_worst_case(n))) return ST_NOMEM;
+    if (out->cap - out->used < line_worst_case(n) && line_reserve(out, line_worst_case(n)))
+        return ST_NOMEM;
     line_encode(out, k->file, k->line, k->addr, row, n);
     return ST_OK;
+}
+
+/* Room for `records` records of the stream being compacted, at its bytes per record so far
+ * (sums may take a byte more: the buffer grows then), so that the output is not grown from
+ * nothing by doubling. */
+static status put_room(line_store *out, size_t used, size_t count, size_t records) {
+    size_t per = count ? used / count + 1 : 1;
+    if (records > SIZE_MAX / 2 / per) return ST_NOMEM;
+    return line_reserve(out, records * per);
 }
 
 /* sum += row, checked */
@@ -262,7 +272,8 @@ static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch
 /* Up to 16 runs: each merged in turn into the merge of those before it, as record numbers; a
  * position met again is added to the row of its first record. Each run costs the records
  * merged so far once more. */
-static status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, line_store *out) {
+static status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, size_t used,
+                            line_store *out) {
     const key *keys = d->keys;
     uint32_t *acc = d->a, *next = d->b;
     size_t len = d->starts[1];
@@ -288,6 +299,7 @@ static status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, line
         next = t;
         len = m;
     }
+    if (put_room(out, used, d->n, len)) return ST_NOMEM;
     for (size_t i = 0; i < len; i++) {
         status rc = put_record(out, &keys[acc[i]], d->costs + (size_t)acc[i] * d->width, nraw);
         if (rc) return rc;
@@ -323,8 +335,8 @@ static size_t hash_slots(size_t n) {
     return slots;
 }
 
-static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, uint32_t *table,
-                           size_t slots, uint64_t seed, line_store *out) {
+static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, size_t used,
+                           uint32_t *table, size_t slots, uint64_t seed, line_store *out) {
     const key *keys = d->keys;
     uint32_t *order = d->a, *tmp = d->b, *bounds = d->starts; /* the runs are not needed */
     memset(table, 0, slots * sizeof *table);                  /* record number + 1, 0 = free */
@@ -343,6 +355,7 @@ static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, uint3
     }
     sorter st = {keys, strings};
     sort_order(&st, order, tmp, bounds, distinct);
+    if (put_room(out, used, d->n, distinct)) return ST_NOMEM;
     for (size_t i = 0; i < distinct; i++) {
         status rc = put_record(out, &keys[order[i]], d->costs + (size_t)order[i] * d->width, nraw);
         if (rc) return rc;
@@ -365,8 +378,8 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
     /* the runs as decoded: records of one address and line in several files, which the last
      * compaction ordered by name, may break the stream's own count of them */
     rc = d.runs <= IN_TURN_RUNS
-             ? merge_in_turn(&d, strings, nraw, &out)
-             : merge_hashed(&d, strings, nraw, scratch->mem, slots, scratch->seed, &out);
+             ? merge_in_turn(&d, strings, nraw, s->used, &out)
+             : merge_hashed(&d, strings, nraw, s->used, scratch->mem, slots, scratch->seed, &out);
     if (rc) {
         line_store_free(&out);
         return rc;
