@@ -152,9 +152,16 @@ status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object,
 void build_defined(builder *b, uint32_t fn) {
     b->fn_defined[fn] = 1;
     /* the block of another function begins: the last one's records are most likely complete */
-    if (b->block_fn != NO_INDEX && b->block_fn != fn) line_leave(&b->p->line_stores[b->block_fn]);
+    if (b->block_fn != NO_INDEX && b->block_fn != fn && !b->streams_elsewhere)
+        line_leave(&b->p->line_stores[b->block_fn]);
     b->block_fn = fn;
     /* a new block of the function: expect its calls and jumps in the order seen before */
+    fn_cursor *cur = &b->cursors[fn];
+    cur->next_call = cur->first_call;
+    cur->next_jump = cur->first_jump;
+}
+
+void build_expect_again(builder *b, uint32_t fn) {
     fn_cursor *cur = &b->cursors[fn];
     cur->next_call = cur->first_call;
     cur->next_jump = cur->first_jump;

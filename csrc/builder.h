@@ -43,6 +43,8 @@ typedef struct builder {
     /* another thread interns strings while this one builds (pipeline.h): the strings are not
      * read, not even to order line records by file name */
     int strings_busy;
+    /* other threads join line streams (split.h): a new block does not trim the last one's */
+    int streams_elsewhere;
     event_desc *descs;
     size_t ndescs, descs_cap;
     /* For resolve.c: functions bound by a fn= line, calls whose callee file was guessed. */
@@ -91,6 +93,9 @@ status build_event_desc(builder *b, const event_desc *d);
 status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object, uint32_t *fn);
 /* Marks a function as bound by a fn= line, where a block of its records begins. */
 void build_defined(builder *b, uint32_t fn);
+/* The calls and jumps of `fn` that come next are expected in the order of its first ones (a
+ * split load's stitch: the records of a new block of the function). */
+void build_expect_again(builder *b, uint32_t fn);
 /* Adds a line record's costs (`n` values in event order) to the open section's costs, the
  * function's self cost and its records; ST_OVERFLOW leaves the function unchanged when it is
  * the section's sum that overflows. */

@@ -328,35 +328,34 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
         memset(from, 0, sizeof *from);
         return ST_OK;
     }
+    /* the first record against this stream's last, the rest as they are (each is encoded
+     * against the one before it) */
     line_reader r;
     line_reader_init(&r, from);
     line_reader_next(&r, row, nraw);
-    if (s->sorted && from->sorted &&
-        (r.addr > s->last_addr || (r.addr == s->last_addr && r.line > s->last_line))) {
-        /* still in order: the first record against this stream's last, the rest as they are
-         * (each is encoded against the one before it) */
-        size_t k = nraw;
-        while (k && row[k - 1] == 0) k--;
-        size_t rest = from->used - r.pos;
-        if (reserve(s, worst_case(k) + rest)) return ST_NOMEM;
-        uint32_t count = s->count;
-        encode(s, r.file, r.line, r.addr, row, k);
-        memcpy(s->data + s->used, from->data + r.pos, rest);
-        s->used += rest;
-        s->count = count + from->count;
+    int in_order = s->sorted && from->sorted &&
+                   (r.addr > s->last_addr || (r.addr == s->last_addr && r.line > s->last_line));
+    size_t k = nraw;
+    while (k && row[k - 1] == 0) k--;
+    size_t rest = from->used - r.pos;
+    if (reserve(s, worst_case(k) + rest)) return ST_NOMEM;
+    if ((uint64_t)s->count + from->count > UINT32_MAX) return ST_NOMEM;
+    uint32_t count = s->count;
+    encode(s, r.file, r.line, r.addr, row, k);
+    memcpy(s->data + s->used, from->data + r.pos, rest);
+    s->used += rest;
+    s->count = count + from->count;
+    if (in_order) {
         s->distinct += from->distinct;
         s->ties_by_id |= from->ties_by_id;
-        s->last_file = from->last_file;
-        s->last_line = from->last_line;
-        s->last_addr = from->last_addr;
-        line_store_free(from);
-        return ST_OK;
     }
-    status rc = ST_OK;
-    for (;;) {
-        rc = line_append(s, r.file, r.line, r.addr, row, nraw, strings, nraw, scratch);
-        if (rc || !line_reader_next(&r, row, nraw)) break;
-    }
+    s->sorted = in_order;
+    s->last_file = from->last_file;
+    s->last_line = from->last_line;
+    s->last_addr = from->last_addr;
     line_store_free(from);
-    return rc;
+    /* out of order: compacted as line_append compacts, when the duplicates may have piled up */
+    if (!s->sorted && s->count >= 4 * (uint64_t)s->distinct + 256)
+        return compact(s, strings, nraw, scratch);
+    return ST_OK;
 }

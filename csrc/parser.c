@@ -313,6 +313,16 @@ static int parse_subposition(parser *ps, const char **at, const char *end, int k
     return LINE_OK;
 }
 
+/* In a split load, whether the sums of this line may differ from a load on one thread's. */
+static int split_doubt(parser *ps, const cg_cost *v, size_t n, int overflow) {
+    if (!ps->split_sums) return 0;
+    cg_cost any = 0;
+    for (size_t i = 0; i < n; i++) any |= v[i];
+    if (!overflow && any >= 0) return 0;
+    ps->split_redo = 1;
+    return 1;
+}
+
 static int add_costs(parser *ps, cg_cost *row, size_t n) {
     const parse_state *st = &ps->st;
     int bad = 0;
@@ -321,12 +331,14 @@ static int add_costs(parser *ps, cg_cost *row, size_t n) {
     } else {
         for (size_t i = 0; i < n; i++) bad |= cost_add(&row[st->event_map[i]], ps->values[i]);
     }
+    if (bad && split_doubt(ps, NULL, 0, 1)) return stopped(ps);
     return bad ? malformed(ps, "cost sum does not fit in 64 bits") : LINE_OK;
 }
 
 /* What a builder's status means for the line: out of memory stops, an overflow is a fault. */
 static int built(parser *ps, status rc, const char *overflow) {
     if (rc == ST_OK) return LINE_OK;
+    if (rc == ST_OVERFLOW && split_doubt(ps, NULL, 0, 1)) return stopped(ps);
     if (rc == ST_OVERFLOW) return malformed(ps, "%s does not fit in 64 bits", overflow);
     return out_of_memory(ps);
 }
@@ -335,6 +347,7 @@ static int self_cost(parser *ps, const uint64_t *pos, size_t n) {
     parse_state *st = &ps->st;
     if (st->skip_records) return LINE_OK;
     if (st->fn == NO_INDEX) return malformed(ps, "cost line outside a function (no fn= before it)");
+    if (split_doubt(ps, ps->values, n, 0)) return stopped(ps);
     const cg_cost *costs = ps->values;
     if (!st->identity_map) {
         /* the section orders its events otherwise: records keep the profile's order */
@@ -364,6 +377,7 @@ static int call_cost(parser *ps, const uint64_t *pos, size_t n) {
         return LINE_OK;
     }
     if (st->fn == NO_INDEX) return malformed(ps, "call outside a function (no fn= before it)");
+    if (split_doubt(ps, ps->values, n, 0)) return stopped(ps);
     call_rec key = {st->fn,
                     st->assoc_callee,
                     st->file,

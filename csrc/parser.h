@@ -81,6 +81,10 @@ typedef struct parser {
     const uint32_t *names_in;
     size_t names_left;
     struct piece_build *local;
+    /* A split load's own lines (headers, lines it did not cut around): a negative cost or a sum
+     * beyond 64 bits stops the parser with split_redo set, since pieces summed apart from
+     * them may have met it elsewhere; the input is then loaded again on one thread. */
+    int split_sums, split_redo;
     fault_site site; /* where faults go: the input's name, strict or tolerant */
     parse_state st;
     /* one line's costs as the section lists its events, and in the profile's event order when

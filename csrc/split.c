@@ -9,7 +9,7 @@
 #include "numparse.h"
 #include "vec.h"
 
-enum { DEFAULT_PIECE = 1 << 20, MAX_WORKERS = 64 };
+enum { DEFAULT_PIECE = 1 << 20, MAX_WORKERS = 64, SHARDS = 64 };
 
 /* ---- a piece's records ---- */
 
@@ -259,8 +259,14 @@ static int piece_add_text(piece *pc, const char *s, size_t n) {
     return 0;
 }
 
+/* The workers join each piece's line streams to the model's themselves, under the lock of the
+ * function's shard: the order in which the pieces' streams are joined does not matter, since a
+ * finished stream depends only on the records it holds. The calling thread makes functions
+ * meanwhile: the array of streams grows only under `grow` held for writing (split.h). */
 struct splitter {
     parser *ps;
+    pthread_mutex_t shards[SHARDS];
+    pthread_rwlock_t grow;
     size_t piece_size, max_queued;
     int nworkers;
     pthread_t threads[MAX_WORKERS];
@@ -269,6 +275,9 @@ struct splitter {
     piece *head, *tail, *todo; /* pieces not yet stitched, in order; the next to parse */
     size_t queued;
     int stop;
+    /* once every piece is stitched: line streams brought to their final form by every thread,
+     * functions [fin_next, fin_end) still to take, fin_left not yet done */
+    size_t fin_next, fin_end, fin_left;
     /* the calling thread's side */
     piece *cur;      /* the piece being cut, or NULL: lines go to the parser (ps) */
     int cand;        /* a fn= line of cur where the next piece may begin ... */
@@ -291,7 +300,39 @@ static int refuse(void *ctx, uint64_t line, const char *message) {
     return 1;
 }
 
-static void parse_piece(piece *pc, const parser *main, line_scratch *scratch) {
+/* The piece's streams joined to the model's (strings are not read: the calling thread adds to
+ * them). */
+static int merge_streams(splitter *sp, piece *pc, line_scratch *scratch, cg_cost *row) {
+    piece_build *pb = &pc->build;
+    cg_profile *p = sp->ps->b->p;
+    int rc = 0;
+    pthread_rwlock_rdlock(&sp->grow);
+    for (size_t i = 0; !rc && i < pb->nfns; i++) {
+        uint32_t fn = pb->fns[i];
+        pthread_mutex_t *mu = &sp->shards[fn % SHARDS];
+        pthread_mutex_lock(mu);
+        line_store *s = &p->line_stores[fn];
+        rc = line_append_stream(s, &pb->stores[i], NULL, pc->nraw, scratch, row) != ST_OK;
+        if (!rc) line_leave(s);
+        pthread_mutex_unlock(mu);
+    }
+    pthread_rwlock_unlock(&sp->grow);
+    return rc ? -1 : 0;
+}
+
+/* Room for the stream of one more function, made while the workers may join streams. */
+static int reserve_stream(splitter *sp) {
+    cg_profile *p = sp->ps->b->p;
+    if (p->nfns + 1 <= p->line_stores_cap) return 0;
+    pthread_rwlock_wrlock(&sp->grow);
+    int rc = VEC_RESERVE(p->line_stores, p->line_stores_cap, p->nfns + 1);
+    pthread_rwlock_unlock(&sp->grow);
+    return rc;
+}
+
+static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
+    const parser *main = sp->ps;
+    cg_cost row[MAX_RAW_EVENTS];
     parser w;
     memset(&w, 0, sizeof w);
     cg_error err;
@@ -311,8 +352,36 @@ static void parse_piece(piece *pc, const parser *main, line_scratch *scratch) {
     pc->build.last_fn = NO_INDEX;
     w.local = &pc->build;
     int rc = parse_lines(&w, pc->text, pc->len, &err);
+    /* streams out of order are compacted here rather than in the stitch */
+    for (size_t i = 0; !rc && i < pc->build.nfns; i++) {
+        line_store *s = &pc->build.stores[i];
+        if (!s->sorted && line_finish(s, NULL, pc->nraw, scratch)) rc = -1;
+    }
+    if (!rc && !w.failed && merge_streams(sp, pc, scratch, row)) rc = -1;
     pc->faulty = rc != 0 || w.failed || w.names_left != 0;
     pc->end = w.st;
+}
+
+enum { FINISH_STEP = 64 };
+
+/* Brings the line streams of a range of functions to their final form (line_finish), as the
+ * analysis would one after the other; a stream that cannot be is left as it was (out of
+ * memory: for the analysis to report) or makes the input load again on one thread (a sum
+ * beyond 64 bits, which one thread may have met at another line). Called with the lock
+ * held. */
+static void finish_some(splitter *sp, line_scratch *scratch) {
+    cg_profile *p = sp->ps->b->p;
+    size_t from = sp->fin_next,
+           to = from + FINISH_STEP < sp->fin_end ? from + FINISH_STEP : sp->fin_end;
+    sp->fin_next = to;
+    pthread_mutex_unlock(&sp->mu);
+    int bad = 0;
+    for (size_t f = from; f < to; f++)
+        bad |= line_finish(&p->line_stores[f], &p->strings, p->nraw, scratch) == ST_OVERFLOW;
+    pthread_mutex_lock(&sp->mu);
+    if (bad) sp->redo = 1; /* one thread may have met it earlier, at another line */
+    sp->fin_left -= to - from;
+    if (!sp->fin_left) pthread_cond_broadcast(&sp->done);
 }
 
 static void *worker_main(void *arg) {
@@ -322,12 +391,17 @@ static void *worker_main(void *arg) {
     scratch.seed = sp->ps->b->seed;
     pthread_mutex_lock(&sp->mu);
     for (;;) {
-        while (!sp->stop && !sp->todo) pthread_cond_wait(&sp->work, &sp->mu);
+        while (!sp->stop && !sp->todo && sp->fin_next == sp->fin_end)
+            pthread_cond_wait(&sp->work, &sp->mu);
+        if (sp->fin_next < sp->fin_end) {
+            finish_some(sp, &scratch);
+            continue;
+        }
         if (!sp->todo) break;
         piece *pc = sp->todo;
         sp->todo = pc->next;
         pthread_mutex_unlock(&sp->mu);
-        parse_piece(pc, sp->ps, &scratch);
+        parse_piece(sp, pc, &scratch);
         pthread_mutex_lock(&sp->mu);
         pc->done = 1;
         pthread_cond_broadcast(&sp->done);
@@ -348,19 +422,21 @@ static int stitch(splitter *sp, piece *pc) {
     for (size_t i = 0; i < pb->nfns; i++) {
         uint32_t fn = pb->fns[i];
         if (row_add(costs_row(&p->fn_self, nraw, fn), &pb->self[i * width], nraw)) return -1;
-        line_store *s = &p->line_stores[fn];
-        if (line_append_stream(s, &pb->stores[i], &p->strings, nraw, &b->scratch, sp->row))
-            return -1;
-        line_leave(s);
     }
+    /* the records of a function's block repeat those of its last one: expected in order */
+    uint32_t last = NO_INDEX;
     for (size_t i = 0; i < pb->ncalls; i++) {
         cg_cost *row;
+        if (pb->calls[i].caller != last) build_expect_again(b, last = pb->calls[i].caller);
         if (build_call(b, &pb->calls[i], pb->guessed[i], &row) ||
             row_add(row, &pb->call_costs[i * width], nraw))
             return -1;
     }
-    for (size_t i = 0; i < pb->njumps; i++)
+    last = NO_INDEX;
+    for (size_t i = 0; i < pb->njumps; i++) {
+        if (pb->jumps[i].fn != last) build_expect_again(b, last = pb->jumps[i].fn);
         if (build_jump(b, &pb->jumps[i])) return -1;
+    }
     if (row_add(costs_row(&p->section_costs, nraw, b->section), pb->section, nraw)) return -1;
     /* the parser's state after the piece: its last positions, a call or jump waiting */
     parse_state *st = &sp->ps->st, *e = &pc->end;
@@ -438,7 +514,11 @@ static int settle_pieces(splitter *sp) {
     int rc;
     while ((rc = stitch_head(sp, 1)) == 0) {
     }
-    return rc < 0 || sp->redo ? -1 : 0;
+    if (rc < 0 || sp->redo) {
+        sp->redo = 1;
+        return -1;
+    }
+    return 0;
 }
 
 static int begin_piece(splitter *sp) {
@@ -582,6 +662,7 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
             sp->assoc = 0;
             break;
         case L_FN:
+            if (reserve_stream(sp)) goto fail;
             if (!sp->cand) {
                 sp->cand = 1;
                 sp->cand_off = sp->cur->len + (size_t)(s - run);
@@ -592,11 +673,11 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
             if (parse_one_line(ps, s, eol)) goto fail;
             break;
         case L_NAME:
-            if (parse_one_line(ps, s, eol)) goto fail;
+            if (reserve_stream(sp) || parse_one_line(ps, s, eol)) goto fail;
             break;
         case L_CALLS:
             sp->cand = 0;
-            if (parse_bind_callee(ps)) goto fail;
+            if (reserve_stream(sp) || parse_bind_callee(ps)) goto fail;
             sp->assoc = 1;
             break;
         case L_JUMP:
@@ -634,14 +715,23 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
     sp->piece_size = piece_size ? piece_size : DEFAULT_PIECE;
     if (workers > MAX_WORKERS) workers = MAX_WORKERS;
     sp->max_queued = 2 * (size_t)workers + 1;
+#ifdef CG_SPLIT_STATS
+    if (getenv("CG_SPLIT_PIECE")) sp->piece_size = (size_t)atol(getenv("CG_SPLIT_PIECE"));
+    if (getenv("CG_SPLIT_QUEUE")) sp->max_queued = (size_t)atol(getenv("CG_SPLIT_QUEUE"));
+#endif
     sp->defer = ps->site.defer;
     sp->defer_ctx = ps->site.defer_ctx;
+    ps->split_sums = 1;
+    ps->split_redo = 0;
     if (pthread_mutex_init(&sp->mu, NULL)) {
         free(sp);
         return NULL;
     }
     pthread_cond_init(&sp->work, NULL);
     pthread_cond_init(&sp->done, NULL);
+    for (int k = 0; k < SHARDS; k++) pthread_mutex_init(&sp->shards[k], NULL);
+    pthread_rwlock_init(&sp->grow, NULL);
+    ps->b->streams_elsewhere = 1;
     for (int i = 0; i < workers; i++) {
         if (pthread_create(&sp->threads[i], NULL, worker_main, sp)) break;
         sp->nworkers++;
@@ -659,11 +749,27 @@ int split_finish(splitter *sp, cg_error *err) {
         set_error(err, CG_ERR_FORMAT, 0, "%s: loaded again on one thread", sp->ps->site.name);
         return -1;
     }
+    /* the streams' last compactions, which the analysis would make on one thread: nothing adds
+     * strings now, so every thread may read them */
+    pthread_mutex_lock(&sp->mu);
+    sp->fin_next = 0;
+    sp->fin_end = sp->fin_left = sp->ps->b->p->nfns;
+    pthread_cond_broadcast(&sp->work);
+    line_scratch *scratch = &sp->ps->b->scratch;
+    while (sp->fin_next < sp->fin_end) finish_some(sp, scratch);
+    while (sp->fin_left) pthread_cond_wait(&sp->done, &sp->mu);
+    int redo = sp->redo;
+    pthread_mutex_unlock(&sp->mu);
+
+    if (redo) {
+        set_error(err, CG_ERR_FORMAT, 0, "%s: loaded again on one thread", sp->ps->site.name);
+        return -1;
+    }
     return 0;
 }
 
 int split_redo(const splitter *sp) {
-    return sp->redo;
+    return sp->redo || sp->ps->split_redo;
 }
 
 #ifdef CG_SPLIT_STATS
@@ -690,6 +796,10 @@ void split_free(splitter *sp) {
     sp->ps->names_out = NULL;
     sp->ps->site.defer = sp->defer;
     sp->ps->site.defer_ctx = sp->defer_ctx;
+    sp->ps->split_sums = 0;
+    for (int k = 0; k < SHARDS; k++) pthread_mutex_destroy(&sp->shards[k]);
+    pthread_rwlock_destroy(&sp->grow);
+    sp->ps->b->streams_elsewhere = 0;
     pthread_mutex_destroy(&sp->mu);
     pthread_cond_destroy(&sp->work);
     pthread_cond_destroy(&sp->done);
