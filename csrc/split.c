@@ -279,12 +279,15 @@ struct splitter {
      * functions [fin_next, fin_end) still to take, fin_left not yet done */
     size_t fin_next, fin_end, fin_left;
     /* the calling thread's side */
-    piece *cur;      /* the piece being cut, or NULL: lines go to the parser (ps) */
+    piece *cur;   /* the piece being cut, or NULL: lines go to the parser (ps) */
+    piece *spare; /* stitched pieces kept for their room */
+    size_t nspare;
     int cand;        /* a fn= line of cur where the next piece may begin ... */
     size_t cand_off; /* ... its offset in cur's text */
     size_t cand_names;
     parse_state cand_state;
     int assoc; /* a calls= (1) or jump (2) waits for its position line */
+    int peek;  /* the next chunk begins with the lines look_ahead looks at */
     int redo;
     int (*defer)(void *, uint64_t, const char *);
     void *defer_ctx;
@@ -438,12 +441,15 @@ static int stitch(splitter *sp, piece *pc) {
         if (build_jump(b, &pb->jumps[i])) return -1;
     }
     if (row_add(costs_row(&p->section_costs, nraw, b->section), pb->section, nraw)) return -1;
-    /* the parser's state after the piece: its last positions, a call or jump waiting */
+    /* the parser's state after the piece: its lines, last positions, a call or jump waiting
+     * (the splitter does not count lines: the worker counts them from where the piece began) */
     parse_state *st = &sp->ps->st, *e = &pc->end;
+    uint64_t base = st->lineno - pc->start.lineno;
+    st->lineno = base + e->lineno;
     memcpy(st->last, e->last, sizeof st->last);
     memcpy(st->has_last, e->has_last, sizeof st->has_last);
     st->assoc = e->assoc;
-    st->assoc_line = e->assoc_line;
+    st->assoc_line = base + e->assoc_line;
     st->assoc_count = e->assoc_count;
     st->assoc_taken = e->assoc_taken;
     st->assoc_callee = e->assoc_callee;
@@ -453,6 +459,8 @@ static int stitch(splitter *sp, piece *pc) {
 }
 
 /* Stitches the first piece, waiting for it when `wait`; 1 when none was ready. */
+static void piece_done(splitter *sp, piece *pc);
+
 static int stitch_head(splitter *sp, int wait) {
     pthread_mutex_lock(&sp->mu);
     piece *pc = sp->head;
@@ -466,7 +474,7 @@ static int stitch_head(splitter *sp, int wait) {
     sp->queued--;
     pthread_mutex_unlock(&sp->mu);
     int rc = sp->redo ? -1 : stitch(sp, pc);
-    piece_free(pc);
+    piece_done(sp, pc);
     if (rc) sp->redo = 1;
     return rc;
 }
@@ -492,12 +500,39 @@ static int submit(splitter *sp, piece *pc) {
     return rc < 0 ? -1 : 0;
 }
 
-static piece *piece_new(const parse_state *start, int known_last) {
-    piece *pc = calloc(1, sizeof *pc);
-    if (!pc) return NULL;
+/* A piece to fill: one stitched before, with the room it had (no page of it to fault in
+ * again), or a new one. */
+static piece *piece_new(splitter *sp, const parse_state *start, int known_last) {
+    piece *pc = sp->spare;
+    if (pc) {
+        sp->spare = pc->next;
+        sp->nspare--;
+        piece_build *pb = &pc->build;
+        for (size_t i = 0; i < pb->nfns; i++) line_store_free(&pb->stores[i]);
+        pb->nfns = pb->ncalls = pb->njumps = 0;
+        if (pb->fkeys) memset(pb->fkeys, 0, pb->fcap * sizeof *pb->fkeys);
+        if (pb->ctab) memset(pb->ctab, 0, pb->ctab_cap * sizeof *pb->ctab);
+        if (pb->jtab) memset(pb->jtab, 0, pb->jtab_cap * sizeof *pb->jtab);
+        memset(pb->section, 0, sizeof pb->section);
+        pc->len = pc->names.n = 0;
+        pc->done = pc->faulty = 0;
+    } else if (!(pc = calloc(1, sizeof *pc))) {
+        return NULL;
+    }
+    pc->next = NULL;
     pc->start = *start;
     pc->known_last = known_last;
     return pc;
+}
+
+static void piece_done(splitter *sp, piece *pc) {
+    if (sp->nspare > sp->max_queued + 2) {
+        piece_free(pc);
+        return;
+    }
+    pc->next = sp->spare;
+    sp->spare = pc;
+    sp->nspare++;
 }
 
 /* Ends cutting: the current piece and every one before it stitched; lines then go to the
@@ -507,6 +542,7 @@ static int settle_pieces(splitter *sp) {
     piece *pc = sp->cur;
     sp->cur = NULL;
     sp->cand = 0;
+    sp->peek = 0;
     sp->ps->names_out = NULL;
     sp->ps->site.defer = sp->defer;
     sp->ps->site.defer_ctx = sp->defer_ctx;
@@ -523,7 +559,7 @@ static int settle_pieces(splitter *sp) {
 
 static int begin_piece(splitter *sp) {
     parser *ps = sp->ps;
-    if (!(sp->cur = piece_new(&ps->st, 1))) return -1;
+    if (!(sp->cur = piece_new(sp, &ps->st, 1))) return -1;
     sp->assoc = 0;
     sp->cand = 0;
     ps->names_out = &sp->cur->names;
@@ -545,7 +581,7 @@ static int absolute_positions(const char *s, const char *end, int ncols) {
 /* The current piece ends before the candidate fn= line, where a new one begins. */
 static int cut(splitter *sp) {
     piece *a = sp->cur;
-    piece *b = piece_new(&sp->cand_state, 0);
+    piece *b = piece_new(sp, &sp->cand_state, 0);
     if (!b) return -1;
     if (piece_add_text(b, a->text + sp->cand_off, a->len - sp->cand_off)) {
         piece_free(b);
@@ -609,6 +645,46 @@ static int can_begin(const parser *ps) {
            !ps->failed && build_section_current(ps->b) != CG_NONE;
 }
 
+/* The next '=' or ':' in [s, end): every line the splitter reads (names, calls, jumps,
+ * headers) has one, position lines have none, so the splitter steps over them at memchr's
+ * speed. */
+static const char *next_mark(const char *s, const char *end) {
+    const char *eq = memchr(s, '=', (size_t)(end - s));
+    const char *colon = memchr(s, ':', (size_t)((eq ? eq : end) - s));
+    return colon ? colon : eq;
+}
+
+/* A position line after a fn= where a piece may begin, or after a calls= or jump. */
+static int at_position(splitter *sp, const char *s, const char *eol, const char **run) {
+    parse_state *st = &sp->ps->st;
+    if (sp->cand) {
+        sp->cand = 0;
+        if (sp->cand_off >= sp->piece_size && absolute_positions(s, eol, st->ncols)) {
+            if (piece_add_text(sp->cur, *run, (size_t)(s - *run))) return -1;
+            *run = s;
+            if (cut(sp)) return -1;
+        }
+    }
+    if (sp->assoc == 1) st->cob = st->cfi = NO_INDEX;
+    if (sp->assoc == 2) st->jfi = st->jfn = NO_INDEX;
+    sp->assoc = 0;
+    return 0;
+}
+
+/* The lines after one the splitter read, while a cut or a call waits for a position line: up
+ * to the first that is not blank. 1 when the chunk ends first (the next one is looked at). */
+static int look_ahead(splitter *sp, const char *s, const char *end, const char **run) {
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *eol = nl ? nl : end;
+        int kind = classify(s, eol);
+        if (kind == L_POSITION) return at_position(sp, s, eol, run);
+        if (kind != L_BLANK) return 0;
+        s = nl ? nl + 1 : end;
+    }
+    return 1;
+}
+
 static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
     splitter *sp = ctx;
     parser *ps = sp->ps;
@@ -621,59 +697,54 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
         return parse_lines(ps, data, size, err);
     }
     const char *s = data, *end = data + size, *run = data;
+    if (sp->cur && sp->peek) {
+        int rc = look_ahead(sp, s, end, &run);
+        if (rc < 0) goto fail;
+        sp->peek = rc == 1;
+    }
     while (s < end) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        const char *eol = nl ? nl : end, *next = nl ? nl + 1 : end;
-        int kind = classify(s, eol);
         if (!sp->cur) {
             /* lines go to the parser until a block begins where a piece may */
-            if (kind == L_FN) {
+            const char *nl = memchr(s, '\n', (size_t)(end - s));
+            const char *next = nl ? nl + 1 : end;
+            if (classify(s, nl ? nl : end) == L_FN) {
                 if (s > run && parse_lines(ps, run, (size_t)(s - run), err)) return -1;
                 run = s;
                 if (can_begin(ps) && begin_piece(sp)) goto fail;
             }
-            if (!sp->cur) {
-                s = next;
-                continue;
-            }
+            if (!sp->cur) s = next;
+            continue;
         }
+        /* cutting: the splitter reads the lines with names, the workers the others */
+        const char *mark = next_mark(s, end);
+        if (!mark) break;
+        const char *ls = mark;
+        while (ls > s && ls[-1] != '\n') ls--;
+        const char *nl = memchr(mark, '\n', (size_t)(end - mark));
+        const char *eol = nl ? nl : end, *next = nl ? nl + 1 : end;
+        int kind = classify(ls, eol);
         int seq = kind == L_OTHER || (sp->assoc && kind != L_POSITION && kind != L_BLANK) ||
                   (kind == L_CALLS && st->cfn == NO_INDEX);
         if (seq) {
-            if (piece_add_text(sp->cur, run, (size_t)(s - run))) goto fail;
+            /* the parser reads it, once every piece before it is in */
+            if (piece_add_text(sp->cur, run, (size_t)(ls - run))) goto fail;
             if (settle_pieces(sp)) return -1;
-            run = s;
-            s = next;
+            run = s = ls;
             continue;
         }
-        st->lineno++;
         switch (kind) {
-        case L_POSITION:
-            if (sp->cand) {
-                sp->cand = 0;
-                if (sp->cand_off >= sp->piece_size && absolute_positions(s, eol, st->ncols)) {
-                    if (piece_add_text(sp->cur, run, (size_t)(s - run))) goto fail;
-                    run = s;
-                    if (cut(sp)) goto fail;
-                }
-            }
-            if (sp->assoc == 1) st->cob = st->cfi = NO_INDEX;
-            if (sp->assoc == 2) st->jfi = st->jfn = NO_INDEX;
-            sp->assoc = 0;
-            break;
         case L_FN:
             if (reserve_stream(sp)) goto fail;
             if (!sp->cand) {
                 sp->cand = 1;
-                sp->cand_off = sp->cur->len + (size_t)(s - run);
+                sp->cand_off = sp->cur->len + (size_t)(ls - run);
                 sp->cand_names = sp->cur->names.n;
                 sp->cand_state = *st;
-                sp->cand_state.lineno--;
             }
-            if (parse_one_line(ps, s, eol)) goto fail;
+            if (parse_one_line(ps, ls, eol)) goto fail;
             break;
         case L_NAME:
-            if (reserve_stream(sp) || parse_one_line(ps, s, eol)) goto fail;
+            if (reserve_stream(sp) || parse_one_line(ps, ls, eol)) goto fail;
             break;
         case L_CALLS:
             sp->cand = 0;
@@ -684,8 +755,13 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
             sp->cand = 0;
             sp->assoc = 2;
             break;
-        default:
+        default: /* a comment, or a position line its worker will find wrong */
             break;
+        }
+        if (sp->cand || sp->assoc) {
+            int rc = look_ahead(sp, next, end, &run);
+            if (rc < 0) goto fail;
+            sp->peek = rc == 1;
         }
         s = next;
     }
@@ -793,6 +869,11 @@ void split_free(splitter *sp) {
         piece_free(pc);
     }
     piece_free(sp->cur);
+    while (sp->spare) {
+        piece *pc = sp->spare;
+        sp->spare = pc->next;
+        piece_free(pc);
+    }
     sp->ps->names_out = NULL;
     sp->ps->site.defer = sp->defer;
     sp->ps->site.defer_ctx = sp->defer_ctx;
