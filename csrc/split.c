@@ -9,7 +9,7 @@
 #include "numparse.h"
 #include "vec.h"
 
-enum { DEFAULT_PIECE = 1 << 20, MAX_WORKERS = 64, SHARDS = 64 };
+enum { DEFAULT_PIECE = 1 << 17, MAX_WORKERS = 64, SHARDS = 64 };
 
 /* ---- a piece's records ---- */
 
@@ -292,7 +292,6 @@ struct splitter {
     int (*defer)(void *, uint64_t, const char *);
     void *defer_ctx;
     cg_cost row[MAX_RAW_EVENTS];
-    size_t npieces; /* handed to the workers */
 };
 
 /* The splitter's parser meets a fault inside a piece: the input is loaded again on one thread. */
@@ -482,7 +481,6 @@ static int stitch_head(splitter *sp, int wait) {
 /* Hands a piece to the workers, and stitches what is ready (waiting when too many are). */
 static int submit(splitter *sp, piece *pc) {
     pc->nraw = sp->ps->b->p->nraw;
-    sp->npieces++;
     pthread_mutex_lock(&sp->mu);
     pc->next = NULL;
     if (sp->tail)
@@ -526,7 +524,7 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
 }
 
 static void piece_done(splitter *sp, piece *pc) {
-    if (sp->nspare > sp->max_queued + 2) {
+    if (sp->nspare >= 2) {
         piece_free(pc);
         return;
     }
@@ -790,11 +788,7 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
     sp->ps = ps;
     sp->piece_size = piece_size ? piece_size : DEFAULT_PIECE;
     if (workers > MAX_WORKERS) workers = MAX_WORKERS;
-    sp->max_queued = 2 * (size_t)workers + 1;
-#ifdef CG_SPLIT_STATS
-    if (getenv("CG_SPLIT_PIECE")) sp->piece_size = (size_t)atol(getenv("CG_SPLIT_PIECE"));
-    if (getenv("CG_SPLIT_QUEUE")) sp->max_queued = (size_t)atol(getenv("CG_SPLIT_QUEUE"));
-#endif
+    sp->max_queued = (size_t)workers + 1;
     sp->defer = ps->site.defer;
     sp->defer_ctx = ps->site.defer_ctx;
     ps->split_sums = 1;
@@ -848,15 +842,8 @@ int split_redo(const splitter *sp) {
     return sp->redo || sp->ps->split_redo;
 }
 
-#ifdef CG_SPLIT_STATS
-#include <stdio.h>
-#endif
-
 void split_free(splitter *sp) {
     if (!sp) return;
-#ifdef CG_SPLIT_STATS
-    fprintf(stderr, "split: pieces %zu redo %d\n", sp->npieces, sp->redo);
-#endif
     pthread_mutex_lock(&sp->mu);
     sp->stop = 1;
     sp->todo = NULL;

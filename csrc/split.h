@@ -1,16 +1,16 @@
 /* split.h - a load whose pieces are parsed and built on several threads at once.
  *
- * The calling thread reads the input and cuts it into pieces at the beginning of function
- * blocks (a fn= line whose first position line is absolute); it is the only one that keeps the
- * name state: it resolves every name line (fl=, fn=, cfn=, calls=...) as a load on one thread
- * does, in the same order, so strings and functions are made in the same order, and gives each
- * piece the list of what its name lines resolved to. Worker threads parse the position lines of
- * a piece into piece-local records (line streams per function, calls and jumps merged, sums);
- * the calling thread stitches the pieces into the model in input order. Header lines and
- * anything the splitter does not know how to cut around are parsed on the calling thread once
- * every piece before them is stitched. A fault inside a piece (a warning or an error), a
- * negative cost or a sum that overflows makes the load of the input start again on one thread,
- * so that every fault is reported exactly as a load on one thread reports it. */
+ * The calling thread cuts the input into pieces at the beginning of function blocks (a fn=
+ * line whose first position line is absolute) and is the only one that keeps the name state:
+ * it reads the lines with names (fl=, fn=, cfn=, calls=...) as a load on one thread does, in
+ * the same order, so strings and functions are made in the same order, and gives each piece
+ * the list of what its name lines resolved to. Worker threads parse the other lines of a
+ * piece into piece-local records (line streams per function, calls and jumps merged, sums)
+ * and join the piece's line streams to the model's; the calling thread adds the rest of each
+ * piece to the model in input order. Header lines and any line the splitter does not cut
+ * around are parsed on the calling thread once every piece before them is in. A fault inside a
+ * piece (a warning or an error), a negative cost or a sum beyond 64 bits makes the input load
+ * again on one thread, so that every fault is reported as a load on one thread reports it. */
 #ifndef CG_SPLIT_H
 #define CG_SPLIT_H
 
