@@ -279,8 +279,9 @@ struct splitter {
      * functions [fin_next, fin_end) still to take, fin_left not yet done */
     size_t fin_next, fin_end, fin_left;
     /* the calling thread's side */
-    piece *cur;   /* the piece being cut, or NULL: lines go to the parser (ps) */
-    piece *spare; /* stitched pieces kept for their room */
+    piece *cur;     /* the piece being cut, or NULL: lines go to the parser (ps) */
+    piece *spare;   /* stitched pieces kept for their room */
+    uint32_t stamp; /* of the piece being stitched (build_call_new) */
     size_t nspare;
     int cand;        /* a fn= line of cur where the next piece may begin ... */
     size_t cand_off; /* ... its offset in cur's text */
@@ -421,6 +422,7 @@ static int stitch(splitter *sp, piece *pc) {
     piece_build *pb = &pc->build;
     size_t nraw = p->nraw, width = nraw ? nraw : 1;
     if (pc->faulty || pc->nraw != nraw || b->section == CG_NONE) return -1;
+    if (++sp->stamp == 0) sp->stamp = 1;
     for (size_t i = 0; i < pb->nfns; i++) {
         uint32_t fn = pb->fns[i];
         if (row_add(costs_row(&p->fn_self, nraw, fn), &pb->self[i * width], nraw)) return -1;
@@ -430,14 +432,14 @@ static int stitch(splitter *sp, piece *pc) {
     for (size_t i = 0; i < pb->ncalls; i++) {
         cg_cost *row;
         if (pb->calls[i].caller != last) build_expect_again(b, last = pb->calls[i].caller);
-        if (build_call(b, &pb->calls[i], pb->guessed[i], &row) ||
+        if (build_call_new(b, &pb->calls[i], pb->guessed[i], sp->stamp, &row) ||
             row_add(row, &pb->call_costs[i * width], nraw))
             return -1;
     }
     last = NO_INDEX;
     for (size_t i = 0; i < pb->njumps; i++) {
         if (pb->jumps[i].fn != last) build_expect_again(b, last = pb->jumps[i].fn);
-        if (build_jump(b, &pb->jumps[i])) return -1;
+        if (build_jump_new(b, &pb->jumps[i], sp->stamp)) return -1;
     }
     if (row_add(costs_row(&p->section_costs, nraw, b->section), pb->section, nraw)) return -1;
     /* the parser's state after the piece: its lines, last positions, a call or jump waiting
@@ -738,6 +740,7 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
                 sp->cand_off = sp->cur->len + (size_t)(ls - run);
                 sp->cand_names = sp->cur->names.n;
                 sp->cand_state = *st;
+                sp->cand_state.assoc = ASSOC_NONE;
             }
             if (parse_one_line(ps, ls, eol)) goto fail;
             break;
