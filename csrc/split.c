@@ -292,7 +292,6 @@ struct splitter {
     int redo;
     int (*defer)(void *, uint64_t, const char *);
     void *defer_ctx;
-    cg_cost row[MAX_RAW_EVENTS];
 };
 
 /* The splitter's parser meets a fault inside a piece: the input is loaded again on one thread. */
