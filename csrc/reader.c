@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "fault.h"
+#include "inflate.h"
 #include "reader.h"
 
 enum { CHUNK = 2 << 20, PROGRESS_STEPS = 100 };
@@ -104,53 +104,45 @@ static ssize_t source_read(source *src, void *buf, size_t n) {
     }
 }
 
-/* Reads the source to its end, inflating when `z` is set, and hands its lines to the sink. */
-static int pump(const reading *rd, source *src, z_stream *z, uint64_t total) {
+/* Reads the source to its end, inflating when `gz` is set, and hands its lines to the sink. */
+static int pump(const reading *rd, source *src, gz_stream *gz, uint64_t total) {
     line_buffer lb = {NULL, 0, 0};
     unsigned char *in = NULL;
     progress pr = {total, 0};
     uint64_t done = 0;
     int rc = -1, eof = 0, ended = 0;
     const char *fault = NULL;
-    if (z && !(in = malloc(CHUNK))) return nomem(rd);
+    if (gz && !(in = malloc(CHUNK))) return nomem(rd);
     for (;;) {
         if (reserve(&lb, CHUNK / 2, rd)) goto out;
-        if (!z) {
+        if (!gz) {
             ssize_t n = source_read(src, lb.buf + lb.len, lb.cap - lb.len);
             if (n < 0) goto io_error;
             if (n == 0) break;
             lb.len += (size_t)n;
             done += (uint64_t)n;
         } else {
-            if (z->avail_in == 0 && !eof) {
+            if (gz_input_left(gz) == 0 && !eof) {
                 ssize_t n = source_read(src, in, CHUNK);
                 if (n < 0) goto io_error;
                 eof = n == 0;
-                z->next_in = in;
-                z->avail_in = (unsigned)n;
+                gz_input(gz, in, (size_t)n);
                 done += (uint64_t)n;
             }
-            unsigned in_before = z->avail_in;
-            z->next_out = (unsigned char *)lb.buf + lb.len;
-            z->avail_out = (unsigned)(lb.cap - lb.len);
-            int zr = inflate(z, Z_NO_FLUSH);
-            lb.len = lb.cap - z->avail_out;
-            if (zr == Z_STREAM_END) {
-                /* concatenated gzip members continue the same text */
-                ended = 1;
-                if (inflateReset(z) != Z_OK) {
-                    fault = "corrupt gzip data";
-                    break;
-                }
-            } else if (zr == Z_OK) {
-                if (z->avail_in != in_before) ended = 0;
-            } else if (zr == Z_BUF_ERROR) {
-                if (eof && z->avail_in == 0) {
-                    if (!ended) fault = "gzip data ends early";
-                    break;
-                }
-            } else {
+            size_t left = gz_input_left(gz), made;
+            gz_result r = gz_inflate(gz, (unsigned char *)lb.buf + lb.len, lb.cap - lb.len, &made);
+            lb.len += made;
+            if (r == GZ_CORRUPT) {
                 fault = "corrupt gzip data";
+                break;
+            }
+            /* a member that ended, and no byte of a next one since: the stream may end here */
+            if (r == GZ_MEMBER_END)
+                ended = 1;
+            else if (gz_input_left(gz) != left)
+                ended = 0;
+            if (r == GZ_OK && !made && gz_input_left(gz) == left && eof && left == 0) {
+                if (!ended) fault = "gzip data ends early";
                 break;
             }
         }
@@ -175,11 +167,10 @@ static int is_gzip(const unsigned char *b, size_t n) {
 }
 
 static int pump_gzip(const reading *rd, source *src, uint64_t total) {
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return nomem(rd);
-    int rc = pump(rd, src, &z, total);
-    inflateEnd(&z);
+    gz_stream *gz = gz_open();
+    if (!gz) return nomem(rd);
+    int rc = pump(rd, src, gz, total);
+    gz_close(gz);
     return rc;
 }
 

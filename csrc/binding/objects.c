@@ -151,7 +151,8 @@ size_t check_event(lua_State *L, const cg_profile *p, int idx) {
     if (lua_type(L, idx) == LUA_TNUMBER) {
         lua_Number v = lua_tonumber(L, idx);
         if (v >= 1 && v <= (lua_Number)n && v == (lua_Number)(size_t)v) return (size_t)v - 1;
-        luaL_error(L, "event index %f out of range (1 to %d)", (double)v, (int)n);
+        /* the number as Lua writes it: 4, 2.5 */
+        luaL_error(L, "event index %s out of range (1 to %d)", lua_tostring(L, idx), (int)n);
     }
     const char *name = luaL_checkstring(L, idx);
     size_t ev = cg_event_index(p, name);

@@ -208,6 +208,47 @@ static void test_gzip(void) {
     CHECK(memcmp(r.text, text, len) == 0);
     CHECK_STR("", r.damage);
     free(r.text);
+
+    /* many small members, one line each: every member boundary falls somewhere else in the
+     * bytes the inflater has buffered */
+    size_t at = 0, used = 0, lines = 0;
+    while (at < len && lines < 300) {
+        size_t end = at;
+        while (text[end] != '\n') end++;
+        used += gzip(text + at, end + 1 - at, two + used, 2 * cap - used);
+        at = end + 1;
+        lines++;
+    }
+    sink = sink_of(&r);
+    CHECK_INT(0, read_buffer(two, used, &opts, &sink, &err));
+    CHECK_INT(at, r.len);
+    CHECK(memcmp(r.text, text, at) == 0);
+    CHECK_STR("", r.damage);
+    free(r.text);
+
+    /* damage: a wrong checksum, bytes after the last member (the text itself is whole) */
+    for (int k = 0; k < 2; k++) {
+        memcpy(two, gz, gzlen);
+        size_t size = gzlen;
+        if (k == 0)
+            two[gzlen - 6] ^= 0x55; /* in the CRC-32 of the trailer */
+        else
+            memcpy(two + size, "garbage\n", 8), size += 8;
+        sink = sink_of(&r);
+        CHECK_INT(0, read_buffer(two, size, &opts, &sink, &err));
+        CHECK_STR("corrupt gzip data", r.damage);
+        CHECK(memcmp(r.text, text, r.len) == 0);
+        free(r.text);
+    }
+    /* a flipped byte inside the data: the damage is found, as corrupt data or, when the
+     * damaged block swallows the rest, as data that ends early */
+    memcpy(two, gz, gzlen);
+    two[gzlen / 2] ^= 0x55;
+    sink = sink_of(&r);
+    CHECK_INT(0, read_buffer(two, gzlen, &opts, &sink, &err));
+    CHECK(!strcmp(r.damage, "corrupt gzip data") || !strcmp(r.damage, "gzip data ends early"));
+    CHECK(r.len < len);
+    free(r.text);
     free(two);
     free(gz);
     free(text);
