@@ -139,6 +139,7 @@ status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object,
     fn_cursor *cur = &b->cursors[p->nfns];
     cur->first_call = cur->last_call = cur->next_call = NO_INDEX;
     cur->first_jump = cur->last_jump = cur->next_jump = NO_INDEX;
+    cur->new_calls = cur->new_jumps = 0;
     (void)idxtab_find(&b->fn_index, tag, fn_eq, p, &key, &slot);
     p->fns[p->nfns] = key;
     b->fn_defined[p->nfns] = 0;
@@ -152,9 +153,16 @@ status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object,
 void build_defined(builder *b, uint32_t fn) {
     b->fn_defined[fn] = 1;
     /* the block of another function begins: the last one's records are most likely complete */
-    if (b->block_fn != NO_INDEX && b->block_fn != fn) line_leave(&b->p->line_stores[b->block_fn]);
+    if (b->block_fn != NO_INDEX && b->block_fn != fn && !b->streams_elsewhere)
+        line_leave(&b->p->line_stores[b->block_fn]);
     b->block_fn = fn;
     /* a new block of the function: expect its calls and jumps in the order seen before */
+    fn_cursor *cur = &b->cursors[fn];
+    cur->next_call = cur->first_call;
+    cur->next_jump = cur->first_jump;
+}
+
+void build_expect_again(builder *b, uint32_t fn) {
     fn_cursor *cur = &b->cursors[fn];
     cur->next_call = cur->first_call;
     cur->next_jump = cur->first_jump;
@@ -225,11 +233,33 @@ static int call_eq(const void *ctx, uint32_t index, const void *key) {
            a->callee == b->callee && a->file == b->file;
 }
 
+/* Puts the records of a chain (calls or jumps of one function, added by build_*_new) into
+ * the hash index. */
+static status index_chain(builder *b, idxtab *index, uint32_t first, const uint32_t *next,
+                          idxtab_eq_fn eq, uint32_t (*tag_of)(uint64_t, const void *),
+                          const void *records, size_t size) {
+    for (uint32_t r = first; r != NO_INDEX; r = next[r]) {
+        const void *rec = (const char *)records + (size_t)r * size;
+        uint32_t tag = tag_of(b->seed, rec);
+        size_t slot = 0;
+        if (idxtab_grow(index)) return ST_NOMEM;
+        (void)idxtab_find(index, tag, eq, b->p, rec, &slot);
+        idxtab_put(index, slot, tag, r);
+    }
+    return ST_OK;
+}
+
 status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row_out) {
     cg_profile *p = b->p;
     fn_cursor *cur = &b->cursors[key->caller];
     size_t slot;
     uint32_t tag;
+    if (cur->new_calls) {
+        if (index_chain(b, &b->call_index, cur->first_call, b->call_next, call_eq, call_tag,
+                        p->calls, sizeof *p->calls))
+            return ST_NOMEM;
+        cur->new_calls = 0;
+    }
     int64_t found =
         find_record(b, &b->call_index, cur->next_call, call_eq, call_tag, key, &tag, &slot);
     if (found >= 0) {
@@ -269,6 +299,12 @@ status build_jump(builder *b, const jump_rec *key) {
     fn_cursor *cur = &b->cursors[key->fn];
     size_t slot;
     uint32_t tag;
+    if (cur->new_jumps) {
+        if (index_chain(b, &b->jump_index, cur->first_jump, b->jump_next, jump_eq, jump_tag,
+                        p->jumps, sizeof *p->jumps))
+            return ST_NOMEM;
+        cur->new_jumps = 0;
+    }
     int64_t found =
         find_record(b, &b->jump_index, cur->next_jump, jump_eq, jump_tag, key, &tag, &slot);
     if (found >= 0) {
@@ -286,6 +322,43 @@ status build_jump(builder *b, const jump_rec *key) {
     (void)idxtab_find(&b->jump_index, tag, jump_eq, p, key, &slot);
     p->jumps[j] = *key;
     idxtab_put(&b->jump_index, slot, tag, j);
+    p->njumps++;
+    return ST_OK;
+}
+
+status build_call_new(builder *b, const call_rec *key, int guessed, uint32_t stamp,
+                      cg_cost **row_out) {
+    cg_profile *p = b->p;
+    fn_cursor *cur = &b->cursors[key->caller];
+    if (!(cur->first_call == NO_INDEX || cur->new_calls == stamp))
+        return build_call(b, key, guessed, row_out);
+    size_t row;
+    if (VEC_RESERVE(p->calls, p->calls_cap, p->ncalls + 1) ||
+        VEC_RESERVE(b->call_guessed, b->call_guessed_cap, p->ncalls + 1) ||
+        VEC_RESERVE(b->call_next, b->call_next_cap, p->ncalls + 1) ||
+        costs_add_row(&p->call_costs, p->nraw, &row))
+        return ST_NOMEM;
+    uint32_t c = (uint32_t)p->ncalls;
+    b->call_guessed[c] = (unsigned char)guessed;
+    chain(b->call_next, &cur->first_call, &cur->last_call, &cur->next_call, c);
+    cur->new_calls = stamp;
+    p->calls[c] = *key;
+    p->ncalls++;
+    *row_out = costs_row(&p->call_costs, p->nraw, row);
+    return ST_OK;
+}
+
+status build_jump_new(builder *b, const jump_rec *key, uint32_t stamp) {
+    cg_profile *p = b->p;
+    fn_cursor *cur = &b->cursors[key->fn];
+    if (!(cur->first_jump == NO_INDEX || cur->new_jumps == stamp)) return build_jump(b, key);
+    if (VEC_RESERVE(p->jumps, p->jumps_cap, p->njumps + 1) ||
+        VEC_RESERVE(b->jump_next, b->jump_next_cap, p->njumps + 1))
+        return ST_NOMEM;
+    uint32_t j = (uint32_t)p->njumps;
+    chain(b->jump_next, &cur->first_jump, &cur->last_jump, &cur->next_jump, j);
+    cur->new_jumps = stamp;
+    p->jumps[j] = *key;
     p->njumps++;
     return ST_OK;
 }

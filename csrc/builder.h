@@ -25,6 +25,10 @@ typedef struct fn_cache_entry {
 typedef struct fn_cursor {
     uint32_t first_call, last_call, next_call;
     uint32_t first_jump, last_jump, next_jump;
+    /* nonzero: the function's calls (jumps) were all added by build_call_new (build_jump_new)
+     * with this stamp and are not in the hash index yet; the next build_call (build_jump) of the
+     * function puts them there first */
+    uint32_t new_calls, new_jumps;
 } fn_cursor;
 
 /* Which sections a load keeps (cg_options' section, part and thread; 0 = any). */
@@ -43,6 +47,8 @@ typedef struct builder {
     /* another thread interns strings while this one builds (pipeline.h): the strings are not
      * read, not even to order line records by file name */
     int strings_busy;
+    /* other threads join line streams (split.h): a new block does not trim the last one's */
+    int streams_elsewhere;
     event_desc *descs;
     size_t ndescs, descs_cap;
     /* For resolve.c: functions bound by a fn= line, calls whose callee file was guessed. */
@@ -91,6 +97,9 @@ status build_event_desc(builder *b, const event_desc *d);
 status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object, uint32_t *fn);
 /* Marks a function as bound by a fn= line, where a block of its records begins. */
 void build_defined(builder *b, uint32_t fn);
+/* The calls and jumps of `fn` that come next are expected in the order of its first ones (a
+ * split load's stitch: the records of a new block of the function). */
+void build_expect_again(builder *b, uint32_t fn);
 /* Adds a line record's costs (`n` values in event order) to the open section's costs, the
  * function's self cost and its records; ST_OVERFLOW leaves the function unchanged when it is
  * the section's sum that overflows. */
@@ -101,6 +110,12 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
  * not given in the input. */
 status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row);
 status build_jump(builder *b, const jump_rec *key);
+/* A split load's stitch: the calls (jumps) of one piece, distinct, `stamp` (nonzero) naming the
+ * piece. When the function has none but those of this piece, the record is added after them
+ * without a hash lookup (the index is made only if another piece brings the function's calls
+ * again); otherwise as build_call (build_jump). */
+status build_call_new(builder *b, const call_rec *key, int guessed, uint32_t stamp, cg_cost **row);
+status build_jump_new(builder *b, const jump_rec *key, uint32_t stamp);
 
 /* ---- sections ---- */
 enum { SEC_COSTS, SEC_SUMMARY, SEC_TOTALS };

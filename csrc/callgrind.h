@@ -70,8 +70,9 @@ typedef struct cg_options {
     /* Threads a load may use: 0 means the cores available, at most 8; 1 loads on the calling
      * thread alone. The model, warnings and errors are the same whatever the number. */
     int threads;
-    /* For tests only: the bytes of records handed from one thread to another at a time (0: the
-     * default), so that small inputs are cut into many pieces. */
+    /* For tests only: the bytes of a piece of a split load, and of the records handed from one
+     * thread to another in the other threaded loads (0: the defaults), so that small inputs are
+     * cut into many pieces. */
     size_t chunk_size;
 } cg_options;
 

@@ -411,3 +411,52 @@ status line_finish(line_store *s, const strtab *strings, size_t nraw, line_scrat
     if (rc == ST_OK) trim(s);
     return rc;
 }
+
+/* ---- streams made elsewhere ---- */
+
+status line_append_stream(line_store *s, line_store *from, const strtab *strings, size_t nraw,
+                          line_scratch *scratch, cg_cost *row) {
+    if (!from->count) {
+        line_store_free(from);
+        return ST_OK;
+    }
+    if (!s->count) {
+        /* the same records from the same start: the same stream (a compaction ordered ties by
+         * file id at most, which ties_by_id makes line_finish put right) */
+        free(s->data);
+        *s = *from;
+        s->trimmed = 0;
+        memset(from, 0, sizeof *from);
+        return ST_OK;
+    }
+    /* the first record against this stream's last, the rest as they are (each is encoded
+     * against the one before it) */
+    line_reader r;
+    line_reader_init(&r, from);
+    line_reader_next(&r, row, nraw);
+    int in_order = s->runs == 1 && from->runs == 1 &&
+                   (r.addr > s->last_addr || (r.addr == s->last_addr && r.line > s->last_line));
+    size_t k = nraw;
+    while (k && row[k - 1] == 0) k--;
+    size_t rest = from->used - r.pos;
+    if (line_reserve(s, line_worst_case(k) + rest)) return ST_NOMEM;
+    if ((uint64_t)s->count + from->count > UINT32_MAX) return ST_NOMEM;
+    uint32_t count = s->count;
+    line_encode(s, r.file, r.line, r.addr, row, k); /* counts the run the first record opens */
+    memcpy(s->data + s->used, from->data + r.pos, rest);
+    s->used += rest;
+    s->count = count + from->count;
+    s->runs += from->runs - 1; /* the runs after the first record's, as they were in `from` */
+    if (in_order) {
+        s->distinct += from->distinct;
+        s->ties_by_id |= from->ties_by_id;
+    }
+    s->last_file = from->last_file;
+    s->last_line = from->last_line;
+    s->last_addr = from->last_addr;
+    line_store_free(from);
+    /* out of order: compacted as line_append compacts, when the duplicates may have piled up */
+    if (s->runs > 1 && s->count >= 4 * (uint64_t)s->distinct + 256)
+        return line_compact(s, strings, nraw, scratch);
+    return ST_OK;
+}

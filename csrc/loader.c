@@ -10,6 +10,7 @@
 #include "events.h"
 #include "reader.h"
 #include "resolve.h"
+#include "split.h"
 
 cg_loader *cg_loader_new(const cg_options *opts, cg_error *err) {
     clear_error(err);
@@ -46,31 +47,30 @@ static int load_threads(const cg_options *o) {
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
-/* Each input is parsed under its own name; the failure of one leaves the loader unusable. */
-static int add_input(cg_loader *ld, const char *name, const char *path, const void *data,
-                     size_t size, cg_error *err) {
-    clear_error(err);
-    if (ld->failed) {
-        set_error(err, CG_ERR_USAGE, 0, "%s: the loader already failed", name);
-        return -1;
-    }
+/* The input begins: its name interned (the copy outlives the parse), the parser reset. */
+static int begin_input(cg_loader *ld, const char *name, const char **stored, cg_error *err) {
     uint32_t source;
     if (build_string(&ld->b, name, strlen(name), &source)) {
         set_error(err, CG_ERR_NOMEM, 0, "%s: out of memory", name);
-        ld->failed = 1;
         return -1;
     }
-    ld->inputs++;
-    /* the name must outlive the parse: use the interned copy */
-    const char *stored = build_text(&ld->b, source);
-    parse_begin(&ld->ps, stored, source);
+    *stored = build_text(&ld->b, source);
+    parse_begin(&ld->ps, *stored, source);
+    return 0;
+}
+
+/* One input read by the parser on this thread, or with the builder in a thread of its own
+ * (pipeline.h) when `threaded`. */
+static int read_input(cg_loader *ld, const char *name, const char *path, const void *data,
+                      size_t size, int threaded, cg_error *err) {
+    const char *stored;
+    if (begin_input(ld, name, &stored, err)) return -1;
     read_options ro = {stored, ld->opts.progress, ld->opts.progress_userdata};
     line_sink sink = parser_sink(&ld->ps);
     /* threaded: the builder replays the parser's records in a thread of its own (pipeline.h);
      * when no thread can be made, the input is read on this one */
     pipeline *pl = NULL;
-    if (load_threads(&ld->opts) > 1 &&
-        (pl = pipeline_start(&ld->b, &ld->ps.site, ld->opts.chunk_size))) {
+    if (threaded && (pl = pipeline_start(&ld->b, &ld->ps.site, ld->opts.chunk_size))) {
         ld->ps.pipe = pl;
         ld->ps.site.defer = pipe_warning;
         ld->ps.site.defer_ctx = pl;
@@ -89,6 +89,67 @@ static int add_input(cg_loader *ld, const char *name, const char *path, const vo
         ld->ps.pipe = NULL;
         ld->ps.site.defer = NULL;
         ld->ps.site.defer_ctx = NULL;
+    }
+    return rc;
+}
+
+/* The first input of a load cut into pieces parsed on `threads` threads (split.h). *redo when
+ * a fault inside a piece means the input must be read again on one thread. */
+static int read_split(cg_loader *ld, const char *name, const char *path, const void *data,
+                      size_t size, int threads, cg_error *err, int *redo) {
+    *redo = 0;
+    const char *stored;
+    if (begin_input(ld, name, &stored, err)) return -1;
+    splitter *sp = split_start(&ld->ps, threads, ld->opts.chunk_size);
+    if (!sp) {
+        *redo = 1;
+        return -1;
+    }
+    read_options ro = {stored, ld->opts.progress, ld->opts.progress_userdata};
+    line_sink sink = split_sink(sp);
+    int rc = path ? read_file_ahead(path, &ro, &sink, err)
+                  : read_buffer_ahead(data, size, &ro, &sink, err);
+    if (!rc) rc = split_finish(sp, err);
+    *redo = split_redo(sp);
+    split_free(sp);
+    if (!rc && !*redo) rc = parse_end(&ld->ps, err);
+    return rc;
+}
+
+/* A load that starts again: a new builder and parser. */
+static int reset_loader(cg_loader *ld) {
+    const cg_options *o = &ld->opts;
+    section_choice choice = {o->section, o->part, o->thread};
+    builder_free(&ld->b);
+    parser_free(&ld->ps);
+    if (builder_init(&ld->b, &choice, o->max_warnings, o->no_cycles)) return -1;
+    parser_init(&ld->ps, &ld->b, o->tolerant);
+    return 0;
+}
+
+/* Each input is parsed under its own name; the failure of one leaves the loader unusable. */
+static int add_input(cg_loader *ld, const char *name, const char *path, const void *data,
+                     size_t size, cg_error *err) {
+    clear_error(err);
+    if (ld->failed) {
+        set_error(err, CG_ERR_USAGE, 0, "%s: the loader already failed", name);
+        return -1;
+    }
+    int threads = load_threads(&ld->opts);
+    int rc, redo = 1;
+    if (threads > 1 && !ld->inputs) {
+        /* the first input: what it adds can be thrown away for a load on one thread */
+        rc = read_split(ld, name, path, data, size, threads, err, &redo);
+        if (redo && reset_loader(ld)) {
+            set_error(err, CG_ERR_NOMEM, 0, "%s: out of memory", name);
+            ld->failed = 1;
+            return -1;
+        }
+    }
+    ld->inputs++;
+    if (redo) {
+        clear_error(err);
+        rc = read_input(ld, name, path, data, size, threads > 1, err);
     }
     if (rc) {
         ld->failed = 1;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "numparse.h"
+#include "split.h"
 #include "vec.h"
 
 /* Line handlers return 0 when the line was used, 1 when a tolerant load skipped it (a warning
@@ -136,7 +137,7 @@ static int enter_body(parser *ps) {
 
 /* ---- names: `name`, `(id) name`, `(id)` ---- */
 
-static int parse_name(parser *ps, int table, const char *s, const char *end, uint32_t *out) {
+static int name_text(parser *ps, int table, const char *s, const char *end, uint32_t *out) {
     parse_state *st = &ps->st;
     if (!(end - s >= 2 && s[0] == '(' && is_digit(s[1])))
         return intern(ps, s, (size_t)(end - s), out);
@@ -181,18 +182,41 @@ static int parse_name(parser *ps, int table, const char *s, const char *end, uin
     return LINE_OK;
 }
 
+/* A split load's record of a name (split.h): a piece's parser takes what the splitter's
+ * resolved, the splitter's parser writes it down. */
+static int take_name(parser *ps, uint32_t *out) {
+    if (!ps->names_left) return stopped(ps); /* cannot happen: the splitter saw the same lines */
+    *out = *ps->names_in++;
+    ps->names_left--;
+    return LINE_OK;
+}
+
+static int put_name(parser *ps, uint32_t v) {
+    name_list *l = ps->names_out;
+    if (VEC_RESERVE(l->v, l->cap, l->n + 1)) return out_of_memory(ps);
+    l->v[l->n++] = v;
+    return LINE_OK;
+}
+
+static int parse_name(parser *ps, int table, const char *s, const char *end, uint32_t *out) {
+    if (ps->names_in) return take_name(ps, out);
+    int rc = name_text(ps, table, s, end, out);
+    return rc || !ps->names_out ? rc : put_name(ps, *out);
+}
+
 /* The function of that identity into *out; `defined` when a fn= line begins a block of it.
  * Threaded, *out is the register `reg` of the pipeline (st->fn, st->jfn and st->assoc_callee
  * each have one, pipeline.h), which the builder's thread sets. */
 static int function_of(parser *ps, uint32_t name, uint32_t file, uint32_t object, int defined,
                        int reg, uint32_t *out) {
+    if (ps->names_in) return take_name(ps, out);
     if (ps->pipe)
         return pipe_function(ps->pipe, ps->st.lineno, name, file, object, defined, reg, out)
                    ? stopped(ps)
                    : LINE_OK;
     if (build_function(ps->b, name, file, object, out)) return out_of_memory(ps);
     if (defined) build_defined(ps->b, *out);
-    return LINE_OK;
+    return ps->names_out ? put_name(ps, *out) : LINE_OK;
 }
 
 static int spec_line(parser *ps, const char *key, size_t klen, const char *s, const char *end) {
@@ -289,6 +313,16 @@ static int parse_subposition(parser *ps, const char **at, const char *end, int k
     return LINE_OK;
 }
 
+/* In a split load, whether the sums of this line may differ from a load on one thread's. */
+static int split_doubt(parser *ps, const cg_cost *v, size_t n, int overflow) {
+    if (!ps->split_sums) return 0;
+    cg_cost any = 0;
+    for (size_t i = 0; i < n; i++) any |= v[i];
+    if (!overflow && any >= 0) return 0;
+    ps->split_redo = 1;
+    return 1;
+}
+
 static int add_costs(parser *ps, cg_cost *row, size_t n) {
     const parse_state *st = &ps->st;
     int bad = 0;
@@ -297,12 +331,14 @@ static int add_costs(parser *ps, cg_cost *row, size_t n) {
     } else {
         for (size_t i = 0; i < n; i++) bad |= cost_add(&row[st->event_map[i]], ps->values[i]);
     }
+    if (bad && split_doubt(ps, NULL, 0, 1)) return stopped(ps);
     return bad ? malformed(ps, "cost sum does not fit in 64 bits") : LINE_OK;
 }
 
 /* What a builder's status means for the line: out of memory stops, an overflow is a fault. */
 static int built(parser *ps, status rc, const char *overflow) {
     if (rc == ST_OK) return LINE_OK;
+    if (rc == ST_OVERFLOW && split_doubt(ps, NULL, 0, 1)) return stopped(ps);
     if (rc == ST_OVERFLOW) return malformed(ps, "%s does not fit in 64 bits", overflow);
     return out_of_memory(ps);
 }
@@ -311,6 +347,7 @@ static int self_cost(parser *ps, const uint64_t *pos, size_t n) {
     parse_state *st = &ps->st;
     if (st->skip_records) return LINE_OK;
     if (st->fn == NO_INDEX) return malformed(ps, "cost line outside a function (no fn= before it)");
+    if (split_doubt(ps, ps->values, n, 0)) return stopped(ps);
     const cg_cost *costs = ps->values;
     if (!st->identity_map) {
         /* the section orders its events otherwise: records keep the profile's order */
@@ -320,6 +357,10 @@ static int self_cost(parser *ps, const uint64_t *pos, size_t n) {
         costs = ps->row;
         n = width;
     }
+    if (ps->local)
+        return local_line(ps->local, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR], costs, n)
+                   ? stopped(ps)
+                   : LINE_OK;
     if (ps->pipe)
         return pipe_line(ps->pipe, st->lineno, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR],
                          costs, n)
@@ -336,6 +377,7 @@ static int call_cost(parser *ps, const uint64_t *pos, size_t n) {
         return LINE_OK;
     }
     if (st->fn == NO_INDEX) return malformed(ps, "call outside a function (no fn= before it)");
+    if (split_doubt(ps, ps->values, n, 0)) return stopped(ps);
     call_rec key = {st->fn,
                     st->assoc_callee,
                     st->file,
@@ -345,6 +387,11 @@ static int call_cost(parser *ps, const uint64_t *pos, size_t n) {
                     st->assoc_target[COL_LINE],
                     st->assoc_target[COL_INSTR]};
     st->cob = st->cfi = NO_INDEX;
+    if (ps->local)
+        return local_call(ps->local, &key, st->assoc_guessed, ps->values, n,
+                          st->identity_map ? NULL : st->event_map)
+                   ? stopped(ps)
+                   : LINE_OK;
     if (ps->pipe)
         return pipe_call(ps->pipe, st->lineno, &key, st->assoc_guessed, ps->values, n,
                          st->identity_map ? NULL : st->event_map)
@@ -377,6 +424,7 @@ static int jump_source(parser *ps, const uint64_t *pos, size_t n, int conditiona
                     st->assoc_taken,
                     conditional};
     st->jfi = st->jfn = NO_INDEX;
+    if (ps->local) return local_jump(ps->local, &key) ? stopped(ps) : LINE_OK;
     if (ps->pipe) return pipe_jump(ps->pipe, st->lineno, &key) ? stopped(ps) : LINE_OK;
     return built(ps, build_jump(ps->b, &key), "jump count sum");
 }
@@ -583,19 +631,23 @@ static int assoc_line(parser *ps, const char *key, size_t klen, const char *s, c
     }
     /* anything after the target (Xdebug writes `calls=1 0 0`) carries no meaning */
     if ((rc = enter_body(ps))) return rc;
-    if (kind == ASSOC_CALL && !st->skip_records) {
-        /* the callee's file defaults to the current one (fi=/fe= included), its object to ob= */
-        uint32_t file = st->cfi != NO_INDEX ? st->cfi : st->file;
-        uint32_t object = st->cob != NO_INDEX ? st->cob : st->ob;
-        if ((rc = function_of(ps, st->cfn, file, object, 0, PIPE_REG_CALLEE, &st->assoc_callee)))
-            return rc;
-        st->assoc_guessed = st->cfi == NO_INDEX;
-    }
+    if (kind == ASSOC_CALL && !st->skip_records && (rc = parse_bind_callee(ps))) return rc;
     st->assoc = kind;
     st->assoc_line = st->lineno;
     st->assoc_count = count;
     st->assoc_taken = taken;
     memcpy(st->assoc_target, target, sizeof target);
+    return LINE_OK;
+}
+
+int parse_bind_callee(parser *ps) {
+    parse_state *st = &ps->st;
+    /* the callee's file defaults to the current one (fi=/fe= included), its object to ob= */
+    uint32_t file = st->cfi != NO_INDEX ? st->cfi : st->file;
+    uint32_t object = st->cob != NO_INDEX ? st->cob : st->ob;
+    int rc = function_of(ps, st->cfn, file, object, 0, PIPE_REG_CALLEE, &st->assoc_callee);
+    if (rc) return rc;
+    st->assoc_guessed = st->cfi == NO_INDEX;
     return LINE_OK;
 }
 
@@ -825,6 +877,10 @@ static int parse_line(parser *ps, const char *s, const char *end) {
     }
     char shown[TOKEN_SHOWN + 4];
     return malformed(ps, "unrecognized line starting with '%s'", token(shown, key, end));
+}
+
+int parse_one_line(parser *ps, const char *s, const char *end) {
+    return parse_line(ps, s, end);
 }
 
 void parser_init(parser *ps, builder *b, int tolerant) {

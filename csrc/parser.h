@@ -62,9 +62,29 @@ typedef struct parse_state {
     uint64_t assoc_target[COL_COUNT];
 } parse_state;
 
+/* The names a split load's reading thread resolved (split.h): for each name line of a piece, in
+ * order, the string id its name gives, then the function index when the line binds one. */
+typedef struct name_list {
+    uint32_t *v;
+    size_t n, cap;
+} name_list;
+
+struct piece_build;
+
 typedef struct parser {
-    builder *b;      /* where records go */
-    pipeline *pipe;  /* in a threaded load, where records go instead (NULL: to b) */
+    builder *b;     /* where records go */
+    pipeline *pipe; /* in a threaded load, where records go instead (NULL: to b) */
+    /* A split load (split.h). The splitter's parser writes what its name lines resolve to
+     * into names_out; a piece's parser reads them from names_in instead of resolving them
+     * and puts its records into `local` instead of the builder. */
+    name_list *names_out;
+    const uint32_t *names_in;
+    size_t names_left;
+    struct piece_build *local;
+    /* A split load's own lines (headers, lines it did not cut around): a negative cost or a sum
+     * beyond 64 bits stops the parser with split_redo set, since pieces summed apart from
+     * them may have met it elsewhere; the input is then loaded again on one thread. */
+    int split_sums, split_redo;
     fault_site site; /* where faults go: the input's name, strict or tolerant */
     parse_state st;
     /* one line's costs as the section lists its events, and in the profile's event order when
@@ -86,6 +106,11 @@ int parse_end(parser *ps, cg_error *err);
 /* The parser as a reader's line sink: lines are parsed, a damaged stream is a fault at the
  * last line read. */
 line_sink parser_sink(parser *ps);
+
+/* For split.c: one line, counted by the caller (st.lineno), parsed as parse_lines would. */
+int parse_one_line(parser *ps, const char *s, const char *end);
+/* For split.c: the callee of a calls= line bound as assoc_line binds it (names_out gets it). */
+int parse_bind_callee(parser *ps);
 
 #pragma GCC visibility pop
 

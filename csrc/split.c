@@ -1,0 +1,877 @@
+/* split.c - pieces of one input parsed and built on several threads (see split.h). */
+#include "split.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "numparse.h"
+#include "vec.h"
+
+enum { DEFAULT_PIECE = 1 << 17, MAX_WORKERS = 64, SHARDS = 64 };
+
+/* ---- a piece's records ---- */
+
+typedef struct piece_build {
+    size_t nraw;
+    line_scratch *scratch;
+    /* functions: global index -> local slot (open addressing, slot + 1, 0 = free) */
+    uint32_t *fkeys, *fvals;
+    size_t fcap;
+    uint32_t *fns;
+    line_store *stores;
+    cg_cost *self;
+    size_t nfns, fns_cap, stores_cap, self_cap;
+    uint32_t last_fn, last_slot;
+    /* calls and jumps, merged by identity, in the order first seen */
+    call_rec *calls;
+    unsigned char *guessed;
+    cg_cost *call_costs;
+    size_t ncalls, calls_cap, guessed_cap, call_costs_cap;
+    uint32_t *ctab;
+    size_t ctab_cap;
+    jump_rec *jumps;
+    size_t njumps, jumps_cap;
+    uint32_t *jtab;
+    size_t jtab_cap;
+    cg_cost section[MAX_RAW_EVENTS];
+} piece_build;
+
+static void build_free(piece_build *pb) {
+    for (size_t i = 0; i < pb->nfns; i++) line_store_free(&pb->stores[i]);
+    free(pb->fkeys);
+    free(pb->fvals);
+    free(pb->fns);
+    free(pb->stores);
+    free(pb->self);
+    free(pb->calls);
+    free(pb->guessed);
+    free(pb->call_costs);
+    free(pb->ctab);
+    free(pb->jumps);
+    free(pb->jtab);
+    memset(pb, 0, sizeof *pb);
+}
+
+static inline uint32_t fn_hash(uint32_t fn) {
+    return (uint32_t)(((uint64_t)fn * 0x9e3779b97f4a7c15ULL) >> 32);
+}
+
+static int fn_table_grow(piece_build *pb) {
+    size_t cap = pb->fcap ? 2 * pb->fcap : 64;
+    uint32_t *keys = calloc(cap, sizeof *keys), *vals = malloc(cap * sizeof *vals);
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return -1;
+    }
+    for (size_t i = 0; i < pb->nfns; i++) {
+        size_t h = fn_hash(pb->fns[i]) & (cap - 1);
+        while (keys[h]) h = (h + 1) & (cap - 1);
+        keys[h] = pb->fns[i] + 1;
+        vals[h] = (uint32_t)i;
+    }
+    free(pb->fkeys);
+    free(pb->fvals);
+    pb->fkeys = keys;
+    pb->fvals = vals;
+    pb->fcap = cap;
+    return 0;
+}
+
+/* The local slot of a function, made when new; -1 when out of memory. */
+static int64_t fn_slot(piece_build *pb, uint32_t fn) {
+    if (fn == pb->last_fn && pb->nfns) return pb->last_slot;
+    if (2 * (pb->nfns + 1) > pb->fcap && fn_table_grow(pb)) return -1;
+    size_t h = fn_hash(fn) & (pb->fcap - 1);
+    while (pb->fkeys[h] && pb->fkeys[h] != fn + 1) h = (h + 1) & (pb->fcap - 1);
+    if (!pb->fkeys[h]) {
+        size_t n = pb->nfns;
+        if (VEC_RESERVE(pb->fns, pb->fns_cap, n + 1) ||
+            VEC_RESERVE(pb->stores, pb->stores_cap, n + 1))
+            return -1;
+        size_t width = pb->nraw ? pb->nraw : 1;
+        if (vec_reserve((void **)&pb->self, &pb->self_cap, (n + 1) * width, sizeof *pb->self))
+            return -1;
+        pb->fns[n] = fn;
+        memset(&pb->stores[n], 0, sizeof pb->stores[n]);
+        memset(&pb->self[n * width], 0, width * sizeof *pb->self);
+        pb->fkeys[h] = fn + 1;
+        pb->fvals[h] = (uint32_t)n;
+        pb->nfns++;
+    }
+    pb->last_fn = fn;
+    pb->last_slot = pb->fvals[h];
+    return pb->last_slot;
+}
+
+static int negative(const cg_cost *v, size_t n) {
+    cg_cost any = 0;
+    for (size_t i = 0; i < n; i++) any |= v[i];
+    return any < 0;
+}
+
+int local_line(piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
+               const cg_cost *costs, size_t n) {
+    /* with no negative cost every sum only grows: one that fits in the piece and in the model
+     * fitted at every line on one thread too */
+    if (negative(costs, n)) return -1;
+    int64_t slot = fn_slot(pb, fn);
+    if (slot < 0) return -1;
+    size_t width = pb->nraw ? pb->nraw : 1;
+    if (row_add(pb->section, costs, n) | row_add(&pb->self[(size_t)slot * width], costs, n))
+        return -1;
+    return line_append(&pb->stores[slot], file, line, addr, costs, n, NULL, pb->nraw, pb->scratch)
+               ? -1
+               : 0;
+}
+
+static inline uint32_t call_hash(const call_rec *k) {
+    uint64_t h = hash_combine(hash_combine(hash_combine(HASH_SEED, k->caller), k->callee), k->file);
+    return (uint32_t)hash_mix(hash_combine(hash_combine(h, k->line), k->addr));
+}
+
+static inline int call_same(const call_rec *a, const call_rec *b) {
+    return a->line == b->line && a->addr == b->addr && a->caller == b->caller &&
+           a->callee == b->callee && a->file == b->file;
+}
+
+static inline uint32_t jump_hash(const jump_rec *k) {
+    uint64_t h =
+        hash_combine(hash_combine(hash_combine(HASH_SEED, k->fn), k->from_file), k->from_line);
+    h = hash_combine(hash_combine(h, k->from_addr), k->to_fn);
+    h = hash_combine(hash_combine(h, k->to_file), k->to_line);
+    h = hash_combine(hash_combine(h, k->to_addr), (uint64_t)k->conditional);
+    return (uint32_t)hash_mix(h);
+}
+
+static inline int jump_same(const jump_rec *a, const jump_rec *b) {
+    return a->fn == b->fn && a->from_file == b->from_file && a->from_line == b->from_line &&
+           a->from_addr == b->from_addr && a->to_fn == b->to_fn && a->to_file == b->to_file &&
+           a->to_line == b->to_line && a->to_addr == b->to_addr && a->conditional == b->conditional;
+}
+
+/* Doubles a table of record index + 1 (0 = free) over `n` records. */
+static int table_grow(uint32_t **tab, size_t *cap, size_t n, const void *recs, int calls) {
+    size_t c = *cap ? 2 * *cap : 64;
+    uint32_t *t = calloc(c, sizeof *t);
+    if (!t) return -1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t h = calls ? call_hash(&((const call_rec *)recs)[i])
+                           : jump_hash(&((const jump_rec *)recs)[i]);
+        size_t s = h & (c - 1);
+        while (t[s]) s = (s + 1) & (c - 1);
+        t[s] = (uint32_t)i + 1;
+    }
+    free(*tab);
+    *tab = t;
+    *cap = c;
+    return 0;
+}
+
+int local_call(piece_build *pb, const call_rec *key, int guessed, const cg_cost *values, size_t n,
+               const uint32_t *map) {
+    if (negative(values, n)) return -1;
+    if (2 * (pb->ncalls + 1) > pb->ctab_cap &&
+        table_grow(&pb->ctab, &pb->ctab_cap, pb->ncalls, pb->calls, 1))
+        return -1;
+    size_t width = pb->nraw ? pb->nraw : 1;
+    size_t s = call_hash(key) & (pb->ctab_cap - 1);
+    while (pb->ctab[s] && !call_same(&pb->calls[pb->ctab[s] - 1], key))
+        s = (s + 1) & (pb->ctab_cap - 1);
+    cg_cost *row;
+    if (pb->ctab[s]) {
+        size_t c = pb->ctab[s] - 1;
+        pb->guessed[c] &= (unsigned char)guessed;
+        if (count_add(&pb->calls[c].count, key->count)) return -1;
+        row = &pb->call_costs[c * width];
+    } else {
+        size_t c = pb->ncalls;
+        if (VEC_RESERVE(pb->calls, pb->calls_cap, c + 1) ||
+            VEC_RESERVE(pb->guessed, pb->guessed_cap, c + 1) ||
+            vec_reserve((void **)&pb->call_costs, &pb->call_costs_cap, (c + 1) * width,
+                        sizeof *pb->call_costs))
+            return -1;
+        pb->calls[c] = *key;
+        pb->guessed[c] = (unsigned char)guessed;
+        row = &pb->call_costs[c * width];
+        memset(row, 0, width * sizeof *row);
+        pb->ctab[s] = (uint32_t)c + 1;
+        pb->ncalls++;
+    }
+    int bad = 0;
+    if (!map) {
+        bad = row_add(row, values, n);
+    } else {
+        for (size_t i = 0; i < n; i++) bad |= cost_add(&row[map[i]], values[i]);
+    }
+    return bad ? -1 : 0;
+}
+
+int local_jump(piece_build *pb, const jump_rec *key) {
+    if (2 * (pb->njumps + 1) > pb->jtab_cap &&
+        table_grow(&pb->jtab, &pb->jtab_cap, pb->njumps, pb->jumps, 0))
+        return -1;
+    size_t s = jump_hash(key) & (pb->jtab_cap - 1);
+    while (pb->jtab[s] && !jump_same(&pb->jumps[pb->jtab[s] - 1], key))
+        s = (s + 1) & (pb->jtab_cap - 1);
+    if (pb->jtab[s]) {
+        jump_rec *j = &pb->jumps[pb->jtab[s] - 1];
+        return count_add(&j->executed, key->executed) | count_add(&j->taken, key->taken) ? -1 : 0;
+    }
+    if (VEC_RESERVE(pb->jumps, pb->jumps_cap, pb->njumps + 1)) return -1;
+    pb->jumps[pb->njumps] = *key;
+    pb->jtab[s] = (uint32_t)pb->njumps + 1;
+    pb->njumps++;
+    return 0;
+}
+
+/* ---- pieces ---- */
+
+typedef struct piece {
+    struct piece *next;
+    char *text;
+    size_t len, cap;
+    name_list names;
+    parse_state start; /* the parser's state before its first line */
+    int known_last;    /* start.last holds the last positions (else the piece begins with an
+                          absolute position line) */
+    size_t nraw;
+    int done, faulty;
+    parse_state end; /* the worker's state after its last line */
+    piece_build build;
+} piece;
+
+static void piece_free(piece *pc) {
+    if (!pc) return;
+    free(pc->text);
+    free(pc->names.v);
+    build_free(&pc->build);
+    free(pc);
+}
+
+static int piece_add_text(piece *pc, const char *s, size_t n) {
+    if (!n) return 0;
+    if (VEC_RESERVE(pc->text, pc->cap, pc->len + n)) return -1;
+    memcpy(pc->text + pc->len, s, n);
+    pc->len += n;
+    return 0;
+}
+
+/* The workers join each piece's line streams to the model's themselves, under the lock of the
+ * function's shard: the order in which the pieces' streams are joined does not matter, since a
+ * finished stream depends only on the records it holds. The calling thread makes functions
+ * meanwhile: the array of streams grows only under `grow` held for writing (split.h). */
+struct splitter {
+    parser *ps;
+    pthread_mutex_t shards[SHARDS];
+    pthread_rwlock_t grow;
+    size_t piece_size, max_queued;
+    int nworkers;
+    pthread_t threads[MAX_WORKERS];
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    piece *head, *tail, *todo; /* pieces not yet stitched, in order; the next to parse */
+    size_t queued;
+    int stop;
+    /* once every piece is stitched: line streams brought to their final form by every thread,
+     * functions [fin_next, fin_end) still to take, fin_left not yet done */
+    size_t fin_next, fin_end, fin_left;
+    /* the calling thread's side */
+    piece *cur;     /* the piece being cut, or NULL: lines go to the parser (ps) */
+    piece *spare;   /* stitched pieces kept for their room */
+    uint32_t stamp; /* of the piece being stitched (build_call_new) */
+    size_t nspare;
+    int cand;        /* a fn= line of cur where the next piece may begin ... */
+    size_t cand_off; /* ... its offset in cur's text */
+    size_t cand_names;
+    parse_state cand_state;
+    int assoc; /* a calls= (1) or jump (2) waits for its position line */
+    int peek;  /* the next chunk begins with the lines look_ahead looks at */
+    int redo;
+    int (*defer)(void *, uint64_t, const char *);
+    void *defer_ctx;
+};
+
+/* The splitter's parser meets a fault inside a piece: the input is loaded again on one thread. */
+static int refuse(void *ctx, uint64_t line, const char *message) {
+    (void)line;
+    (void)message;
+    if (ctx) ((splitter *)ctx)->redo = 1;
+    return 1;
+}
+
+/* The piece's streams joined to the model's (strings are not read: the calling thread adds to
+ * them). */
+static int merge_streams(splitter *sp, piece *pc, line_scratch *scratch, cg_cost *row) {
+    piece_build *pb = &pc->build;
+    cg_profile *p = sp->ps->b->p;
+    int rc = 0;
+    pthread_rwlock_rdlock(&sp->grow);
+    for (size_t i = 0; !rc && i < pb->nfns; i++) {
+        uint32_t fn = pb->fns[i];
+        pthread_mutex_t *mu = &sp->shards[fn % SHARDS];
+        pthread_mutex_lock(mu);
+        line_store *s = &p->line_stores[fn];
+        rc = line_append_stream(s, &pb->stores[i], NULL, pc->nraw, scratch, row) != ST_OK;
+        if (!rc) line_leave(s);
+        pthread_mutex_unlock(mu);
+    }
+    pthread_rwlock_unlock(&sp->grow);
+    return rc ? -1 : 0;
+}
+
+/* Room for the stream of one more function, made while the workers may join streams. */
+static int reserve_stream(splitter *sp) {
+    cg_profile *p = sp->ps->b->p;
+    if (p->nfns + 1 <= p->line_stores_cap) return 0;
+    pthread_rwlock_wrlock(&sp->grow);
+    int rc = VEC_RESERVE(p->line_stores, p->line_stores_cap, p->nfns + 1);
+    pthread_rwlock_unlock(&sp->grow);
+    return rc;
+}
+
+static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
+    const parser *main = sp->ps;
+    cg_cost row[MAX_RAW_EVENTS];
+    parser w;
+    memset(&w, 0, sizeof w);
+    cg_error err;
+    clear_error(&err);
+    w.b = main->b;
+    w.site.name = main->site.name;
+    w.site.tolerant = main->site.tolerant;
+    w.site.err = &err;
+    w.site.defer = refuse;
+    w.st = pc->start;
+    if (!pc->known_last)
+        for (int k = 0; k < COL_COUNT; k++) w.st.last[k] = 0, w.st.has_last[k] = 0;
+    w.names_in = pc->names.v;
+    w.names_left = pc->names.n;
+    pc->build.nraw = pc->nraw;
+    pc->build.scratch = scratch;
+    pc->build.last_fn = NO_INDEX;
+    w.local = &pc->build;
+    int rc = parse_lines(&w, pc->text, pc->len, &err);
+    /* streams out of order are compacted here rather than in the stitch */
+    for (size_t i = 0; !rc && i < pc->build.nfns; i++) {
+        line_store *s = &pc->build.stores[i];
+        if (s->runs > 1 && line_finish(s, NULL, pc->nraw, scratch)) rc = -1;
+    }
+    if (!rc && !w.failed && merge_streams(sp, pc, scratch, row)) rc = -1;
+    pc->faulty = rc != 0 || w.failed || w.names_left != 0;
+    pc->end = w.st;
+}
+
+enum { FINISH_STEP = 64 };
+
+/* Brings the line streams of a range of functions to their final form (line_finish), as the
+ * analysis would one after the other; a stream that cannot be is left as it was (out of
+ * memory: for the analysis to report) or makes the input load again on one thread (a sum
+ * beyond 64 bits, which one thread may have met at another line). Called with the lock
+ * held. */
+static void finish_some(splitter *sp, line_scratch *scratch) {
+    cg_profile *p = sp->ps->b->p;
+    size_t from = sp->fin_next,
+           to = from + FINISH_STEP < sp->fin_end ? from + FINISH_STEP : sp->fin_end;
+    sp->fin_next = to;
+    pthread_mutex_unlock(&sp->mu);
+    int bad = 0;
+    for (size_t f = from; f < to; f++)
+        bad |= line_finish(&p->line_stores[f], &p->strings, p->nraw, scratch) == ST_OVERFLOW;
+    pthread_mutex_lock(&sp->mu);
+    if (bad) sp->redo = 1; /* one thread may have met it earlier, at another line */
+    sp->fin_left -= to - from;
+    if (!sp->fin_left) pthread_cond_broadcast(&sp->done);
+}
+
+static void *worker_main(void *arg) {
+    splitter *sp = arg;
+    line_scratch scratch;
+    memset(&scratch, 0, sizeof scratch);
+    scratch.seed = sp->ps->b->seed;
+    pthread_mutex_lock(&sp->mu);
+    for (;;) {
+        while (!sp->stop && !sp->todo && sp->fin_next == sp->fin_end)
+            pthread_cond_wait(&sp->work, &sp->mu);
+        if (sp->fin_next < sp->fin_end) {
+            finish_some(sp, &scratch);
+            continue;
+        }
+        if (!sp->todo) break;
+        piece *pc = sp->todo;
+        sp->todo = pc->next;
+        pthread_mutex_unlock(&sp->mu);
+        parse_piece(sp, pc, &scratch);
+        pthread_mutex_lock(&sp->mu);
+        pc->done = 1;
+        pthread_cond_broadcast(&sp->done);
+    }
+    pthread_mutex_unlock(&sp->mu);
+    line_scratch_free(&scratch);
+    return NULL;
+}
+
+/* Adds a parsed piece to the model, in input order: -1 when it cannot be (the input is then
+ * loaded again on one thread). */
+static int stitch(splitter *sp, piece *pc) {
+    builder *b = sp->ps->b;
+    cg_profile *p = b->p;
+    piece_build *pb = &pc->build;
+    size_t nraw = p->nraw, width = nraw ? nraw : 1;
+    if (pc->faulty || pc->nraw != nraw || b->section == CG_NONE) return -1;
+    if (++sp->stamp == 0) sp->stamp = 1;
+    for (size_t i = 0; i < pb->nfns; i++) {
+        uint32_t fn = pb->fns[i];
+        if (row_add(costs_row(&p->fn_self, nraw, fn), &pb->self[i * width], nraw)) return -1;
+    }
+    /* the records of a function's block repeat those of its last one: expected in order */
+    uint32_t last = NO_INDEX;
+    for (size_t i = 0; i < pb->ncalls; i++) {
+        cg_cost *row;
+        if (pb->calls[i].caller != last) build_expect_again(b, last = pb->calls[i].caller);
+        if (build_call_new(b, &pb->calls[i], pb->guessed[i], sp->stamp, &row) ||
+            row_add(row, &pb->call_costs[i * width], nraw))
+            return -1;
+    }
+    last = NO_INDEX;
+    for (size_t i = 0; i < pb->njumps; i++) {
+        if (pb->jumps[i].fn != last) build_expect_again(b, last = pb->jumps[i].fn);
+        if (build_jump_new(b, &pb->jumps[i], sp->stamp)) return -1;
+    }
+    if (row_add(costs_row(&p->section_costs, nraw, b->section), pb->section, nraw)) return -1;
+    /* the parser's state after the piece: its lines, last positions, a call or jump waiting
+     * (the splitter does not count lines: the worker counts them from where the piece began) */
+    parse_state *st = &sp->ps->st, *e = &pc->end;
+    uint64_t base = st->lineno - pc->start.lineno;
+    st->lineno = base + e->lineno;
+    memcpy(st->last, e->last, sizeof st->last);
+    memcpy(st->has_last, e->has_last, sizeof st->has_last);
+    st->assoc = e->assoc;
+    st->assoc_line = base + e->assoc_line;
+    st->assoc_count = e->assoc_count;
+    st->assoc_taken = e->assoc_taken;
+    st->assoc_callee = e->assoc_callee;
+    st->assoc_guessed = e->assoc_guessed;
+    memcpy(st->assoc_target, e->assoc_target, sizeof st->assoc_target);
+    return 0;
+}
+
+/* Stitches the first piece, waiting for it when `wait`; 1 when none was ready. */
+static void piece_done(splitter *sp, piece *pc);
+
+static int stitch_head(splitter *sp, int wait) {
+    pthread_mutex_lock(&sp->mu);
+    piece *pc = sp->head;
+    while (pc && wait && !pc->done) pthread_cond_wait(&sp->done, &sp->mu);
+    if (!pc || !pc->done) {
+        pthread_mutex_unlock(&sp->mu);
+        return 1;
+    }
+    sp->head = pc->next;
+    if (!sp->head) sp->tail = NULL;
+    sp->queued--;
+    pthread_mutex_unlock(&sp->mu);
+    int rc = sp->redo ? -1 : stitch(sp, pc);
+    piece_done(sp, pc);
+    if (rc) sp->redo = 1;
+    return rc;
+}
+
+/* Hands a piece to the workers, and stitches what is ready (waiting when too many are). */
+static int submit(splitter *sp, piece *pc) {
+    pc->nraw = sp->ps->b->p->nraw;
+    pthread_mutex_lock(&sp->mu);
+    pc->next = NULL;
+    if (sp->tail)
+        sp->tail->next = pc;
+    else
+        sp->head = pc;
+    sp->tail = pc;
+    if (!sp->todo) sp->todo = pc;
+    sp->queued++;
+    pthread_cond_signal(&sp->work);
+    int full = sp->queued > sp->max_queued;
+    pthread_mutex_unlock(&sp->mu);
+    int rc;
+    while ((rc = stitch_head(sp, full)) == 0) full = sp->queued > sp->max_queued;
+    return rc < 0 ? -1 : 0;
+}
+
+/* A piece to fill: one stitched before, with the room it had (no page of it to fault in
+ * again), or a new one. */
+static piece *piece_new(splitter *sp, const parse_state *start, int known_last) {
+    piece *pc = sp->spare;
+    if (pc) {
+        sp->spare = pc->next;
+        sp->nspare--;
+        piece_build *pb = &pc->build;
+        for (size_t i = 0; i < pb->nfns; i++) line_store_free(&pb->stores[i]);
+        pb->nfns = pb->ncalls = pb->njumps = 0;
+        if (pb->fkeys) memset(pb->fkeys, 0, pb->fcap * sizeof *pb->fkeys);
+        if (pb->ctab) memset(pb->ctab, 0, pb->ctab_cap * sizeof *pb->ctab);
+        if (pb->jtab) memset(pb->jtab, 0, pb->jtab_cap * sizeof *pb->jtab);
+        memset(pb->section, 0, sizeof pb->section);
+        pc->len = pc->names.n = 0;
+        pc->done = pc->faulty = 0;
+    } else if (!(pc = calloc(1, sizeof *pc))) {
+        return NULL;
+    }
+    pc->next = NULL;
+    pc->start = *start;
+    pc->known_last = known_last;
+    return pc;
+}
+
+static void piece_done(splitter *sp, piece *pc) {
+    if (sp->nspare >= 2) {
+        piece_free(pc);
+        return;
+    }
+    pc->next = sp->spare;
+    sp->spare = pc;
+    sp->nspare++;
+}
+
+/* Ends cutting: the current piece and every one before it stitched; lines then go to the
+ * parser. */
+static int settle_pieces(splitter *sp) {
+    if (!sp->cur) return sp->redo ? -1 : 0;
+    piece *pc = sp->cur;
+    sp->cur = NULL;
+    sp->cand = 0;
+    sp->peek = 0;
+    sp->ps->names_out = NULL;
+    sp->ps->site.defer = sp->defer;
+    sp->ps->site.defer_ctx = sp->defer_ctx;
+    if (submit(sp, pc)) return -1;
+    int rc;
+    while ((rc = stitch_head(sp, 1)) == 0) {
+    }
+    if (rc < 0 || sp->redo) {
+        sp->redo = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static int begin_piece(splitter *sp) {
+    parser *ps = sp->ps;
+    if (!(sp->cur = piece_new(sp, &ps->st, 1))) return -1;
+    sp->assoc = 0;
+    sp->cand = 0;
+    ps->names_out = &sp->cur->names;
+    ps->site.defer = refuse;
+    ps->site.defer_ctx = sp;
+    return 0;
+}
+
+/* Whether every position of the line is absolute (a piece may begin before it). */
+static int absolute_positions(const char *s, const char *end, int ncols) {
+    for (int k = 0; k < ncols; k++) {
+        if (s == end || *s == '+' || *s == '-' || *s == '*' || is_space(*s)) return 0;
+        while (s < end && !is_space(*s)) s++;
+        while (s < end && (*s == ' ' || *s == '\t')) s++;
+    }
+    return 1;
+}
+
+/* The current piece ends before the candidate fn= line, where a new one begins. */
+static int cut(splitter *sp) {
+    piece *a = sp->cur;
+    piece *b = piece_new(sp, &sp->cand_state, 0);
+    if (!b) return -1;
+    if (piece_add_text(b, a->text + sp->cand_off, a->len - sp->cand_off)) {
+        piece_free(b);
+        return -1;
+    }
+    size_t nn = a->names.n - sp->cand_names;
+    if (nn) {
+        if (VEC_RESERVE(b->names.v, b->names.cap, nn)) {
+            piece_free(b);
+            return -1;
+        }
+        memcpy(b->names.v, a->names.v + sp->cand_names, nn * sizeof *b->names.v);
+        b->names.n = nn;
+    }
+    a->len = sp->cand_off;
+    a->names.n = sp->cand_names;
+    sp->cur = b;
+    sp->ps->names_out = &b->names;
+    sp->cand = 0;
+    return submit(sp, a);
+}
+
+static int is_name_key(const char *k, size_t n) {
+    if (n == 2)
+        return (k[0] == 'f' && (k[1] == 'n' || k[1] == 'l' || k[1] == 'i' || k[1] == 'e')) ||
+               (k[0] == 'o' && k[1] == 'b');
+    if (n == 3)
+        return !memcmp(k, "cob", 3) || !memcmp(k, "cfi", 3) || !memcmp(k, "cfl", 3) ||
+               !memcmp(k, "cfn", 3) || !memcmp(k, "jfi", 3) || !memcmp(k, "jfn", 3);
+    return 0;
+}
+
+static int key_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '-';
+}
+
+/* What a line means to the splitter. */
+enum { L_BLANK, L_POSITION, L_NAME, L_FN, L_CALLS, L_JUMP, L_OTHER };
+
+static int classify(const char *s, const char *end) {
+    if (end > s && end[-1] == '\r') end--;
+    if (s == end || *s == '#') return L_BLANK;
+    char c = *s;
+    if (is_digit(c) || c == '+' || c == '-' || c == '*') return L_POSITION;
+    const char *k = s;
+    while (s < end && key_char(*s)) s++;
+    size_t n = (size_t)(s - k);
+    if (!n || s == end || *s != '=') return L_OTHER;
+    if (n == 2 && k[0] == 'f' && k[1] == 'n') return L_FN;
+    if (is_name_key(k, n)) return L_NAME;
+    if (n == 5 && !memcmp(k, "calls", 5)) return L_CALLS;
+    if (n == 4 && (!memcmp(k, "jump", 4) || !memcmp(k, "jcnd", 4))) return L_JUMP;
+    return L_OTHER;
+}
+
+/* Whether the parser's state lets a piece begin (body lines of a kept section, nothing
+ * waiting). */
+static int can_begin(const parser *ps) {
+    const parse_state *st = &ps->st;
+    return st->body_started && !st->skip_records && st->have_events && st->assoc == ASSOC_NONE &&
+           !ps->failed && build_section_current(ps->b) != CG_NONE;
+}
+
+/* The next '=' or ':' in [s, end): every line the splitter reads (names, calls, jumps,
+ * headers) has one, position lines have none, so the splitter steps over them at memchr's
+ * speed. */
+static const char *next_mark(const char *s, const char *end) {
+    const char *eq = memchr(s, '=', (size_t)(end - s));
+    const char *colon = memchr(s, ':', (size_t)((eq ? eq : end) - s));
+    return colon ? colon : eq;
+}
+
+/* A position line after a fn= where a piece may begin, or after a calls= or jump. */
+static int at_position(splitter *sp, const char *s, const char *eol, const char **run) {
+    parse_state *st = &sp->ps->st;
+    if (sp->cand) {
+        sp->cand = 0;
+        if (sp->cand_off >= sp->piece_size && absolute_positions(s, eol, st->ncols)) {
+            if (piece_add_text(sp->cur, *run, (size_t)(s - *run))) return -1;
+            *run = s;
+            if (cut(sp)) return -1;
+        }
+    }
+    if (sp->assoc == 1) st->cob = st->cfi = NO_INDEX;
+    if (sp->assoc == 2) st->jfi = st->jfn = NO_INDEX;
+    sp->assoc = 0;
+    return 0;
+}
+
+/* The lines after one the splitter read, while a cut or a call waits for a position line: up
+ * to the first that is not blank. 1 when the chunk ends first (the next one is looked at). */
+static int look_ahead(splitter *sp, const char *s, const char *end, const char **run) {
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *eol = nl ? nl : end;
+        int kind = classify(s, eol);
+        if (kind == L_POSITION) return at_position(sp, s, eol, run);
+        if (kind != L_BLANK) return 0;
+        s = nl ? nl + 1 : end;
+    }
+    return 1;
+}
+
+static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
+    splitter *sp = ctx;
+    parser *ps = sp->ps;
+    parse_state *st = &ps->st;
+    ps->site.err = err;
+    if (sp->redo) return -1;
+    if (memchr(data, '\0', size)) {
+        /* the parser reports it */
+        if (settle_pieces(sp)) return -1;
+        return parse_lines(ps, data, size, err);
+    }
+    const char *s = data, *end = data + size, *run = data;
+    if (sp->cur && sp->peek) {
+        int rc = look_ahead(sp, s, end, &run);
+        if (rc < 0) goto fail;
+        sp->peek = rc == 1;
+    }
+    while (s < end) {
+        if (!sp->cur) {
+            /* lines go to the parser until a block begins where a piece may */
+            const char *nl = memchr(s, '\n', (size_t)(end - s));
+            const char *next = nl ? nl + 1 : end;
+            if (classify(s, nl ? nl : end) == L_FN) {
+                if (s > run && parse_lines(ps, run, (size_t)(s - run), err)) return -1;
+                run = s;
+                if (can_begin(ps) && begin_piece(sp)) goto fail;
+            }
+            if (!sp->cur) s = next;
+            continue;
+        }
+        /* cutting: the splitter reads the lines with names, the workers the others */
+        const char *mark = next_mark(s, end);
+        if (!mark) break;
+        const char *ls = mark;
+        while (ls > s && ls[-1] != '\n') ls--;
+        const char *nl = memchr(mark, '\n', (size_t)(end - mark));
+        const char *eol = nl ? nl : end, *next = nl ? nl + 1 : end;
+        int kind = classify(ls, eol);
+        int seq = kind == L_OTHER || (sp->assoc && kind != L_POSITION && kind != L_BLANK) ||
+                  (kind == L_CALLS && st->cfn == NO_INDEX);
+        if (seq) {
+            /* the parser reads it, once every piece before it is in */
+            if (piece_add_text(sp->cur, run, (size_t)(ls - run))) goto fail;
+            if (settle_pieces(sp)) return -1;
+            run = s = ls;
+            continue;
+        }
+        switch (kind) {
+        case L_FN:
+            if (reserve_stream(sp)) goto fail;
+            if (!sp->cand) {
+                sp->cand = 1;
+                sp->cand_off = sp->cur->len + (size_t)(ls - run);
+                sp->cand_names = sp->cur->names.n;
+                sp->cand_state = *st;
+                sp->cand_state.assoc = ASSOC_NONE;
+            }
+            if (parse_one_line(ps, ls, eol)) goto fail;
+            break;
+        case L_NAME:
+            if (reserve_stream(sp) || parse_one_line(ps, ls, eol)) goto fail;
+            break;
+        case L_CALLS:
+            sp->cand = 0;
+            if (reserve_stream(sp) || parse_bind_callee(ps)) goto fail;
+            sp->assoc = 1;
+            break;
+        case L_JUMP:
+            sp->cand = 0;
+            sp->assoc = 2;
+            break;
+        default: /* a comment, or a position line its worker will find wrong */
+            break;
+        }
+        if (sp->cand || sp->assoc) {
+            int rc = look_ahead(sp, next, end, &run);
+            if (rc < 0) goto fail;
+            sp->peek = rc == 1;
+        }
+        s = next;
+    }
+    if (sp->cur) return piece_add_text(sp->cur, run, (size_t)(end - run)) ? -1 : 0;
+    return end > run ? parse_lines(ps, run, (size_t)(end - run), err) : 0;
+fail:
+    sp->redo = 1;
+    return -1;
+}
+
+static int sink_damaged(void *ctx, const char *what, cg_error *err) {
+    splitter *sp = ctx;
+    if (settle_pieces(sp)) return -1;
+    line_sink inner = parser_sink(sp->ps);
+    return inner.damaged(inner.ctx, what, err);
+}
+
+line_sink split_sink(splitter *sp) {
+    line_sink sink = {sp, sink_lines, sink_damaged};
+    return sink;
+}
+
+splitter *split_start(parser *ps, int workers, size_t piece_size) {
+    splitter *sp = calloc(1, sizeof *sp);
+    if (!sp) return NULL;
+    sp->ps = ps;
+    sp->piece_size = piece_size ? piece_size : DEFAULT_PIECE;
+    if (workers > MAX_WORKERS) workers = MAX_WORKERS;
+    sp->max_queued = (size_t)workers + 1;
+    sp->defer = ps->site.defer;
+    sp->defer_ctx = ps->site.defer_ctx;
+    ps->split_sums = 1;
+    ps->split_redo = 0;
+    if (pthread_mutex_init(&sp->mu, NULL)) {
+        free(sp);
+        return NULL;
+    }
+    pthread_cond_init(&sp->work, NULL);
+    pthread_cond_init(&sp->done, NULL);
+    for (int k = 0; k < SHARDS; k++) pthread_mutex_init(&sp->shards[k], NULL);
+    pthread_rwlock_init(&sp->grow, NULL);
+    ps->b->streams_elsewhere = 1;
+    for (int i = 0; i < workers; i++) {
+        if (pthread_create(&sp->threads[i], NULL, worker_main, sp)) break;
+        sp->nworkers++;
+    }
+    if (!sp->nworkers) {
+        split_free(sp);
+        return NULL;
+    }
+    return sp;
+}
+
+int split_finish(splitter *sp, cg_error *err) {
+    sp->ps->site.err = err;
+    if (settle_pieces(sp)) {
+        set_error(err, CG_ERR_FORMAT, 0, "%s: loaded again on one thread", sp->ps->site.name);
+        return -1;
+    }
+    /* the streams' last compactions, which the analysis would make on one thread: nothing adds
+     * strings now, so every thread may read them */
+    pthread_mutex_lock(&sp->mu);
+    sp->fin_next = 0;
+    sp->fin_end = sp->fin_left = sp->ps->b->p->nfns;
+    pthread_cond_broadcast(&sp->work);
+    line_scratch *scratch = &sp->ps->b->scratch;
+    while (sp->fin_next < sp->fin_end) finish_some(sp, scratch);
+    while (sp->fin_left) pthread_cond_wait(&sp->done, &sp->mu);
+    int redo = sp->redo;
+    pthread_mutex_unlock(&sp->mu);
+
+    if (redo) {
+        set_error(err, CG_ERR_FORMAT, 0, "%s: loaded again on one thread", sp->ps->site.name);
+        return -1;
+    }
+    return 0;
+}
+
+int split_redo(const splitter *sp) {
+    return sp->redo || sp->ps->split_redo;
+}
+
+void split_free(splitter *sp) {
+    if (!sp) return;
+    pthread_mutex_lock(&sp->mu);
+    sp->stop = 1;
+    sp->todo = NULL;
+    pthread_cond_broadcast(&sp->work);
+    pthread_mutex_unlock(&sp->mu);
+    for (int i = 0; i < sp->nworkers; i++) pthread_join(sp->threads[i], NULL);
+    while (sp->head) {
+        piece *pc = sp->head;
+        sp->head = pc->next;
+        piece_free(pc);
+    }
+    piece_free(sp->cur);
+    while (sp->spare) {
+        piece *pc = sp->spare;
+        sp->spare = pc->next;
+        piece_free(pc);
+    }
+    sp->ps->names_out = NULL;
+    sp->ps->site.defer = sp->defer;
+    sp->ps->site.defer_ctx = sp->defer_ctx;
+    sp->ps->split_sums = 0;
+    for (int k = 0; k < SHARDS; k++) pthread_mutex_destroy(&sp->shards[k]);
+    pthread_rwlock_destroy(&sp->grow);
+    sp->ps->b->streams_elsewhere = 0;
+    pthread_mutex_destroy(&sp->mu);
+    pthread_cond_destroy(&sp->work);
+    pthread_cond_destroy(&sp->done);
+    free(sp);
+}

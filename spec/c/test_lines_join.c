@@ -1,0 +1,145 @@
+/* Line streams joined from pieces (line_append_stream, as a split load's workers join them):
+ * whatever the cut and the order of joining, the finished stream is the one a load on one
+ * thread makes by appending every record to one stream. */
+#include <stdlib.h>
+
+#include "ctest.h"
+#include "lines.h"
+#include "strtab.h"
+
+enum { NRAW = 2 };
+
+typedef struct rec {
+    uint32_t file;
+    uint64_t line, addr;
+    cg_cost costs[NRAW];
+} rec;
+
+static line_scratch scratch = {NULL, 0, 99};
+
+/* The records [from, to) appended to an empty stream, strings not read (as a worker does). */
+static line_store piece(const rec *r, size_t from, size_t to) {
+    line_store s;
+    memset(&s, 0, sizeof s);
+    for (size_t i = from; i < to; i++)
+        CHECK_INT(ST_OK, line_append(&s, r[i].file, r[i].line, r[i].addr, r[i].costs, NRAW, NULL,
+                                     NRAW, &scratch));
+    return s;
+}
+
+/* The stream of one thread: every record appended in order, then finished. */
+static line_store whole(const rec *r, size_t n, const strtab *strings) {
+    line_store s;
+    memset(&s, 0, sizeof s);
+    for (size_t i = 0; i < n; i++)
+        CHECK_INT(ST_OK, line_append(&s, r[i].file, r[i].line, r[i].addr, r[i].costs, NRAW, strings,
+                                     NRAW, &scratch));
+    CHECK_INT(ST_OK, line_finish(&s, strings, NRAW, &scratch));
+    return s;
+}
+
+static int same(const line_store *a, const line_store *b) {
+    return a->count == b->count && a->used == b->used && !memcmp(a->data, b->data, a->used);
+}
+
+/* The records cut at `cuts` (sorted, ending with n), the pieces joined in `order`. */
+static line_store joined(const rec *r, const size_t *cuts, size_t npieces, const size_t *order,
+                         const strtab *strings) {
+    line_store t;
+    memset(&t, 0, sizeof t);
+    cg_cost row[NRAW];
+    for (size_t k = 0; k < npieces; k++) {
+        size_t p = order[k];
+        line_store s = piece(r, p ? cuts[p - 1] : 0, cuts[p]);
+        CHECK_INT(ST_OK, line_append_stream(&t, &s, strings, NRAW, &scratch, row));
+        CHECK_INT(0, s.count);
+        CHECK(s.data == NULL);
+    }
+    CHECK_INT(ST_OK, line_finish(&t, strings, NRAW, &scratch));
+    return t;
+}
+
+int main(void) {
+    strtab strings;
+    CHECK_INT(0, strtab_init(&strings, 4242));
+    /* z.c gets the smaller id, so file ids and file names order ties the other way round */
+    uint32_t z = (uint32_t)strtab_intern(&strings, "z.c", 3);
+    uint32_t a = (uint32_t)strtab_intern(&strings, "a.c", 3);
+    CHECK(z < a);
+
+    /* worked out by hand: two blocks of one function, the second repeating the first's
+     * positions, one position in two files */
+    rec small[] = {
+        {z, 10, 0x100, {5, 1}}, {z, 11, 0x104, {2, 0}}, {a, 11, 0x104, {1, 0}},
+        {z, 10, 0x100, {3, 1}}, {z, 11, 0x104, {4, 0}},
+    };
+    size_t cuts[] = {3, 5}, order[] = {0, 1}, reverse[] = {1, 0};
+    line_store t = joined(small, cuts, 2, order, &strings);
+    line_reader rd;
+    cg_cost c[NRAW];
+    line_reader_init(&rd, &t);
+    CHECK_INT(3, t.count);
+    CHECK(line_reader_next(&rd, c, NRAW));
+    CHECK_INT(0x100, rd.addr);
+    CHECK_INT(10, rd.line);
+    CHECK_INT(8, c[0]);
+    CHECK_INT(2, c[1]);
+    CHECK(line_reader_next(&rd, c, NRAW));
+    CHECK_INT(a, rd.file); /* a.c before z.c at 0x104, line 11: by name, not by id */
+    CHECK_INT(1, c[0]);
+    CHECK(line_reader_next(&rd, c, NRAW));
+    CHECK_INT(z, rd.file);
+    CHECK_INT(6, c[0]);
+    CHECK(!line_reader_next(&rd, c, NRAW));
+    line_store one = whole(small, 5, &strings);
+    CHECK(same(&one, &t));
+    line_store back = joined(small, cuts, 2, reverse, &strings);
+    CHECK(same(&one, &back));
+    line_store_free(&t);
+    line_store_free(&back);
+    line_store_free(&one);
+
+    /* records in increasing order: joined by a copy, the stream the same before finishing */
+    rec up[6];
+    for (int i = 0; i < 6; i++)
+        up[i] = (rec){z, (uint64_t)(20 + i), (uint64_t)(0x200 + 4 * i), {i + 1, 0}};
+    line_store u1 = piece(up, 0, 2), u2 = piece(up, 2, 6), u = piece(up, 0, 6);
+    cg_cost row[NRAW];
+    CHECK_INT(ST_OK, line_append_stream(&u1, &u2, &strings, NRAW, &scratch, row));
+    CHECK(same(&u, &u1));
+    CHECK(u1.runs == 1);
+    CHECK_INT(up[5].addr, u1.last_addr);
+    line_store_free(&u);
+    line_store_free(&u1);
+
+    /* many records out of order with duplicates, cut anywhere, joined in any order: enough
+     * of them for compactions in the pieces and in the joined stream */
+    enum { N = 6000 };
+    rec *many = malloc(N * sizeof *many);
+    CHECK(many != NULL);
+    uint64_t x = 12345;
+    for (size_t i = 0; i < N; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint64_t pos = (x >> 33) % 700;
+        many[i] = (rec){(x >> 20) % 3 ? z : a,
+                        1 + pos % 50,
+                        0x1000 + 4 * (pos / 2),
+                        {(cg_cost)((x >> 40) % 1000), (cg_cost)((x >> 50) % 3)}};
+    }
+    line_store ref = whole(many, N, &strings);
+    CHECK(ref.count > 0 && ref.count < N);
+    size_t cuts2[] = {1, 700, 701, 2500, 4000, 5999, N};
+    size_t fwd[] = {0, 1, 2, 3, 4, 5, 6}, mixed[] = {4, 0, 6, 2, 1, 5, 3};
+    line_store j1 = joined(many, cuts2, 7, fwd, &strings);
+    line_store j2 = joined(many, cuts2, 7, mixed, &strings);
+    CHECK(same(&ref, &j1));
+    CHECK(same(&ref, &j2));
+    line_store_free(&ref);
+    line_store_free(&j1);
+    line_store_free(&j2);
+    free(many);
+
+    line_scratch_free(&scratch);
+    strtab_free(&strings);
+    return ctest_report("test_lines_join");
+}
