@@ -484,16 +484,15 @@ static int position_line(parser *ps, const char *s, const char *end) {
 /* ---- the fast path for position lines ---- */
 
 /* A decimal of at most 18 digits (no overflow possible); NULL when there is none or it is
- * longer, for the general path to read. */
+ * longer, for the general path to read. The line's '\n' ends every run of digits, so the digits
+ * are read without a bound and counted once at the end (a longer number wraps, and is dropped). */
 static inline const char *fast_decimal(const char *p, uint64_t *out) {
+    const char *start = p;
     unsigned d = (unsigned)(unsigned char)*p - '0';
     if (d > 9) return NULL;
     uint64_t v = d;
-    int digits = 1;
-    while ((d = (unsigned)(unsigned char)*++p - '0') <= 9) {
-        if (++digits > 18) return NULL;
-        v = v * 10 + d;
-    }
+    while ((d = (unsigned)(unsigned char)*++p - '0') <= 9) v = v * 10 + d;
+    if (p - start > 18) return NULL;
     *out = v;
     return p;
 }
@@ -522,33 +521,48 @@ static inline const char *fast_gap(const char *p) {
     return *p == '\n' || *p == '\r' ? p : NULL;
 }
 
+#define FAST_INLINE static inline __attribute__((always_inline))
+
+/* One subposition of a column of kind `kind` into *out; NULL for the general path. `known`: the
+ * column is known to have a last value, not to be checked. */
+FAST_INLINE const char *fast_subposition(const parse_state *st, const char *p, int kind, int known,
+                                         uint64_t *out) {
+    uint64_t d;
+    char c = *p;
+    if (c == '+') {
+        if ((!known && !st->has_last[kind]) || !(p = fast_decimal(p + 1, &d)) ||
+            __builtin_add_overflow(st->last[kind], d, out))
+            return NULL;
+    } else if (c == '*') {
+        if (!known && !st->has_last[kind]) return NULL;
+        *out = st->last[kind];
+        p++;
+    } else if (c == '-') {
+        if ((!known && !st->has_last[kind]) || !(p = fast_decimal(p + 1, &d)) ||
+            __builtin_sub_overflow(st->last[kind], d, out))
+            return NULL;
+    } else if (c == '0' && (p[1] | 0x20) == 'x') {
+        p = fast_hex(p + 2, out);
+    } else {
+        p = fast_decimal(p, out);
+    }
+    return p;
+}
+
 /* Reads a well-formed position line that ends in '\n' inside the buffer: subpositions as
  * numbers of at most 18 digits, 0x hex, +N, -N or *, then decimal costs. Returns the line's
  * '\n', or NULL for anything else (long or hex costs, a missing column, junk), which the
- * general path then reads and, when wrong, reports. Nothing is changed before it succeeds. */
-static const char *fast_tokens(parser *ps, const char *p, uint64_t *pos, size_t *ncosts) {
+ * general path then reads and, when wrong, reports. Nothing is changed before it succeeds.
+ * `ncols` columns of kinds k0, k1, k2: the common layouts pass constants, so that the column
+ * loop unrolls to straight code. */
+FAST_INLINE const char *fast_tokens_as(parser *ps, const char *p, uint64_t *pos, size_t *ncosts,
+                                       int ncols, int k0, int k1, int k2, int known) {
     const parse_state *st = &ps->st;
-    for (int k = 0; k < st->ncols; k++) {
-        int kind = st->col_kind[k];
-        uint64_t v, d;
-        char c = *p;
-        if (c == '*') {
-            if (!st->has_last[kind]) return NULL;
-            v = st->last[kind];
-            p++;
-        } else if (c == '+' || c == '-') {
-            if (!st->has_last[kind] || !(p = fast_decimal(p + 1, &d))) return NULL;
-            if (c == '+' ? __builtin_add_overflow(st->last[kind], d, &v)
-                         : __builtin_sub_overflow(st->last[kind], d, &v))
-                return NULL;
-        } else if (c == '0' && (p[1] | 0x20) == 'x') {
-            if (!(p = fast_hex(p + 2, &v))) return NULL;
-        } else if (!(p = fast_decimal(p, &v))) {
-            return NULL;
-        }
-        pos[kind] = v;
+    for (int k = 0; k < ncols; k++) {
+        int kind = k == 0 ? k0 : k == 1 ? k1 : k2;
+        if (!(p = fast_subposition(st, p, kind, known, &pos[kind]))) return NULL;
         if (!(p = fast_gap(p))) return NULL;
-        if ((*p == '\n' || *p == '\r') && k + 1 < st->ncols) return NULL;
+        if ((*p == '\n' || *p == '\r') && k + 1 < ncols) return NULL;
     }
     size_t n = 0;
     for (;;) {
@@ -567,6 +581,46 @@ static const char *fast_tokens(parser *ps, const char *p, uint64_t *pos, size_t 
     }
     *ncosts = n;
     return p;
+}
+
+/* What the fast path may assume of the format state, found again after every line it leaves
+ * to the general path (only those change the layout, the positions known or the association). */
+enum {
+    FAST_ANY,        /* any layout, last values checked */
+    FAST_INSTR_LINE, /* positions: instr line, both with a last value */
+    FAST_LINE,       /* positions: line, with a last value */
+};
+
+static int fast_layout(const parse_state *st) {
+    if (st->ncols == 2 && st->col_kind[0] == COL_INSTR && st->col_kind[1] == COL_LINE &&
+        st->has_last[COL_INSTR] && st->has_last[COL_LINE])
+        return FAST_INSTR_LINE;
+    if (st->ncols == 1 && st->col_kind[0] == COL_LINE && st->has_last[COL_LINE]) return FAST_LINE;
+    return FAST_ANY;
+}
+
+static const char *fast_tokens(parser *ps, int layout, const char *p, uint64_t *pos,
+                               size_t *ncosts) {
+    const parse_state *st = &ps->st;
+    switch (layout) {
+    case FAST_INSTR_LINE:
+        return fast_tokens_as(ps, p, pos, ncosts, 2, COL_INSTR, COL_LINE, 0, 1);
+    case FAST_LINE:
+        return fast_tokens_as(ps, p, pos, ncosts, 1, COL_LINE, 0, 0, 1);
+    default:
+        return fast_tokens_as(ps, p, pos, ncosts, st->ncols, st->col_kind[0], st->col_kind[1],
+                              st->col_kind[2], 0);
+    }
+}
+
+/* Whether a self-cost line may go straight to the builder: inside a kept section's body, in a
+ * function, nothing waiting for this line, events in the profile's order, records to the
+ * builder of this thread. What commit_position checks and does, for those lines. */
+static int fast_self_cost(const parser *ps) {
+    const parse_state *st = &ps->st;
+    return st->body_started && !st->skip_records && st->assoc == ASSOC_NONE && st->fn != NO_INDEX &&
+           st->identity_map && !ps->local && !ps->pipe && !ps->split_sums &&
+           build_section_current(ps->b) != CG_NONE;
 }
 
 /* ---- associations: calls=, jump=, jcnd= ---- */ /* ---- associations: calls=, jump=, jcnd= ----
@@ -922,16 +976,39 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
     const char *fast_end = end;
     while (fast_end > data && fast_end[-1] != '\n') fast_end--;
     if (nul) fast_end = data;
+    int layout = fast_layout(st), quick = fast_self_cost(ps);
     while (s < end) {
         if (s < fast_end && st->have_events &&
             (is_digit(*s) || *s == '+' || *s == '-' || *s == '*')) {
             uint64_t pos[COL_COUNT] = {0, 0, 0};
             size_t n;
-            const char *eol = fast_tokens(ps, s, pos, &n);
+            const char *eol = fast_tokens(ps, layout, s, pos, &n);
             if (eol) {
                 st->lineno++;
-                if (commit_position(ps, pos, n) < 0) return -1;
                 s = eol + 1;
+                if (quick) {
+                    /* commit_position for a self cost, whose checks `quick` made; the
+                     * layouts FAST_INSTR_LINE and FAST_LINE have every last value already */
+                    if (layout == FAST_INSTR_LINE) {
+                        st->last[COL_INSTR] = pos[COL_INSTR];
+                        st->last[COL_LINE] = pos[COL_LINE];
+                    } else if (layout == FAST_LINE) {
+                        st->last[COL_LINE] = pos[COL_LINE];
+                    } else {
+                        for (int k = 0; k < st->ncols; k++) {
+                            st->last[st->col_kind[k]] = pos[st->col_kind[k]];
+                            st->has_last[st->col_kind[k]] = 1;
+                        }
+                        layout = fast_layout(st);
+                    }
+                    status rc = build_line(ps->b, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR],
+                                           ps->values, n);
+                    if (rc && built(ps, rc, "cost sum") < 0) return -1;
+                    continue;
+                }
+                if (commit_position(ps, pos, n) < 0) return -1;
+                layout = fast_layout(st);
+                quick = fast_self_cost(ps);
                 continue;
             }
         }
@@ -947,6 +1024,8 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
         }
         if (rc < 0) return -1;
         s = nl ? nl + 1 : end;
+        layout = fast_layout(st);
+        quick = fast_self_cost(ps);
     }
     return 0;
 }
