@@ -636,6 +636,21 @@ static int count_value(parser *ps, const char **at, const char *end, const char 
     return LINE_OK;
 }
 
+/* A calls=, jump= or jcnd= line read: it waits for its position line. */
+static int assoc_begin(parser *ps, int kind, uint64_t count, uint64_t taken,
+                       const uint64_t *target) {
+    parse_state *st = &ps->st;
+    int rc;
+    if ((rc = enter_body(ps))) return rc;
+    if (kind == ASSOC_CALL && !st->skip_records && (rc = parse_bind_callee(ps))) return rc;
+    st->assoc = kind;
+    st->assoc_line = st->lineno;
+    st->assoc_count = count;
+    st->assoc_taken = taken;
+    memcpy(st->assoc_target, target, sizeof st->assoc_target);
+    return LINE_OK;
+}
+
 static int assoc_line(parser *ps, const char *key, size_t klen, const char *s, const char *end) {
     parse_state *st = &ps->st;
     int kind = klen == 5 ? ASSOC_CALL : key[1] == 'u' ? ASSOC_JUMP : ASSOC_JCND;
@@ -684,14 +699,54 @@ static int assoc_line(parser *ps, const char *key, size_t klen, const char *s, c
         s = skip_space(s, end);
     }
     /* anything after the target (Xdebug writes `calls=1 0 0`) carries no meaning */
-    if ((rc = enter_body(ps))) return rc;
-    if (kind == ASSOC_CALL && !st->skip_records && (rc = parse_bind_callee(ps))) return rc;
-    st->assoc = kind;
-    st->assoc_line = st->lineno;
-    st->assoc_count = count;
-    st->assoc_taken = taken;
-    memcpy(st->assoc_target, target, sizeof target);
-    return LINE_OK;
+    return assoc_begin(ps, kind, count, taken, target);
+}
+
+/* Whether the line at p starts with `key`; compared byte by byte, so that the '\n' ending the
+ * line stops it before the end of the buffer. */
+static inline int fast_key(const char *p, const char *key) {
+    while (*key && *p == *key) p++, key++;
+    return !*key;
+}
+
+/* Reads a calls=, jump= or jcnd= line of the shapes valgrind writes (`calls=N TARGET`,
+ * `jump=N TARGET`, `jcnd=TAKEN/EXECUTED TARGET`, no blank after '=', counts of at most 18
+ * digits, the target's columns as in fast_tokens and nothing after them) that ends in '\n'
+ * inside the buffer, when the layout is FAST_INSTR_LINE or FAST_LINE (every column has a last
+ * value) and nothing waits for a position line. Returns the line's '\n', or NULL for the
+ * general path, which reads the rest and reports what is wrong. Changes nothing. */
+static const char *fast_assoc(const parser *ps, int layout, const char *p, int *kind_out,
+                              uint64_t *count, uint64_t *taken, uint64_t *target) {
+    const parse_state *st = &ps->st;
+    int kind;
+    if (fast_key(p, "calls=")) {
+        if (st->cfn == NO_INDEX) return NULL;
+        kind = ASSOC_CALL;
+        p += 6;
+    } else if (fast_key(p, "jump=")) {
+        kind = ASSOC_JUMP;
+        p += 5;
+    } else if (fast_key(p, "jcnd=")) {
+        kind = ASSOC_JCND;
+        p += 5;
+    } else {
+        return NULL;
+    }
+    if (!(p = fast_decimal(p, count))) return NULL;
+    *taken = kind == ASSOC_CALL ? 0 : *count;
+    if (kind == ASSOC_JCND) {
+        /* Valgrind's form, TAKEN/EXECUTED; the specification's goes the general way */
+        if (*p != '/' || !(p = fast_decimal(p + 1, count)) || *taken > *count) return NULL;
+    }
+    if (!(p = fast_gap(p))) return NULL;
+    int ncols = layout == FAST_INSTR_LINE ? 2 : 1;
+    for (int k = 0; k < ncols && *p != '\n'; k++) {
+        int col = layout == FAST_INSTR_LINE && k == 0 ? COL_INSTR : COL_LINE;
+        if (!(p = fast_subposition(st, p, col, 1, &target[col])) || !(p = fast_gap(p))) return NULL;
+    }
+    if (*p != '\n') return NULL;
+    *kind_out = kind;
+    return p;
 }
 
 int parse_bind_callee(parser *ps) {
@@ -1009,6 +1064,19 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
                 if (commit_position(ps, pos, n) < 0) return -1;
                 layout = fast_layout(st);
                 quick = fast_self_cost(ps);
+                continue;
+            }
+        }
+        if (s < fast_end && (*s == 'c' || *s == 'j') && layout != FAST_ANY &&
+            st->assoc == ASSOC_NONE && st->have_events) {
+            uint64_t count, taken, target[COL_COUNT] = {0, 0, 0};
+            int kind;
+            const char *eol = fast_assoc(ps, layout, s, &kind, &count, &taken, target);
+            if (eol) {
+                st->lineno++;
+                s = eol + 1;
+                if (assoc_begin(ps, kind, count, taken, target) < 0) return -1;
+                quick = 0; /* the next position line completes the association */
                 continue;
             }
         }
