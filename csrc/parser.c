@@ -219,47 +219,75 @@ static int function_of(parser *ps, uint32_t name, uint32_t file, uint32_t object
     return ps->names_out ? put_name(ps, *out) : LINE_OK;
 }
 
-static int spec_line(parser *ps, const char *key, size_t klen, const char *s, const char *end) {
-    parse_state *st = &ps->st;
-    uint32_t name;
-    int rc;
+/* The position specifications (`key=name` lines) and the name table each one refers to. */
+enum { SPEC_FN, SPEC_FL, SPEC_FI, SPEC_OB, SPEC_CFN, SPEC_CFI, SPEC_COB, SPEC_JFI, SPEC_JFN };
+static const int spec_table[] = {IDS_FN,   IDS_FILE, IDS_FILE, IDS_OBJ, IDS_FN,
+                                 IDS_FILE, IDS_OBJ,  IDS_FILE, IDS_FN};
+
+/* The specification a key names (fe= is fi=, cfl= is cfi=), or -1. */
+static int spec_of(const char *key, size_t klen) {
 #define KEY(k) (klen == sizeof(k) - 1 && memcmp(key, k, sizeof(k) - 1) == 0)
-    s = skip_space(s, end);
-    if (KEY("fn")) {
-        if ((rc = parse_name(ps, IDS_FN, s, end, &name))) return rc;
-        uint32_t file = st->have_fl ? st->fl : st->file;
+    if (KEY("fn")) return SPEC_FN;
+    if (KEY("fl")) return SPEC_FL;
+    if (KEY("fi") || KEY("fe")) return SPEC_FI;
+    if (KEY("ob")) return SPEC_OB;
+    if (KEY("cfn")) return SPEC_CFN;
+    if (KEY("cfi") || KEY("cfl")) return SPEC_CFI;
+    if (KEY("cob")) return SPEC_COB;
+    if (KEY("jfi")) return SPEC_JFI;
+    if (KEY("jfn")) return SPEC_JFN;
+#undef KEY
+    return -1;
+}
+
+/* What a specification line with that name does to the format state. */
+static int spec_apply(parser *ps, int spec, uint32_t name) {
+    parse_state *st = &ps->st;
+    uint32_t file;
+    switch (spec) {
+    case SPEC_FN:
+        file = st->have_fl ? st->fl : st->file;
         st->file = file; /* fn= ends inlined code: back to the function's own file */
         /* a section left out by the options adds no function, not even an empty one */
         if (st->skip_records) return LINE_OK;
-        if ((rc = function_of(ps, name, file, st->ob, 1, PIPE_REG_FN, &st->fn))) return rc;
-    } else if (KEY("fl")) {
-        if ((rc = parse_name(ps, IDS_FILE, s, end, &st->fl))) return rc;
-        st->file = st->fl;
+        return function_of(ps, name, file, st->ob, 1, PIPE_REG_FN, &st->fn);
+    case SPEC_FL:
+        st->fl = st->file = name;
         st->have_fl = 1;
-    } else if (KEY("fi") || KEY("fe")) {
-        if ((rc = parse_name(ps, IDS_FILE, s, end, &st->file))) return rc;
-    } else if (KEY("ob")) {
-        if ((rc = parse_name(ps, IDS_OBJ, s, end, &st->ob))) return rc;
-    } else if (KEY("cfn")) {
+        return LINE_OK;
+    case SPEC_FI:
+        st->file = name;
+        return LINE_OK;
+    case SPEC_OB:
+        st->ob = name;
+        return LINE_OK;
+    case SPEC_CFN:
         /* resolved at calls=, so that cfi=/cob= may come before or after cfn= */
-        if ((rc = parse_name(ps, IDS_FN, s, end, &st->cfn))) return rc;
-    } else if (KEY("cfi") || KEY("cfl")) {
-        if ((rc = parse_name(ps, IDS_FILE, s, end, &st->cfi))) return rc;
-    } else if (KEY("cob")) {
-        if ((rc = parse_name(ps, IDS_OBJ, s, end, &st->cob))) return rc;
-    } else if (KEY("jfi")) {
-        if ((rc = parse_name(ps, IDS_FILE, s, end, &st->jfi))) return rc;
-    } else if (KEY("jfn")) {
-        if ((rc = parse_name(ps, IDS_FN, s, end, &name))) return rc;
-        uint32_t file = st->jfi != NO_INDEX ? st->jfi : st->file;
-        if (!st->skip_records &&
-            (rc = function_of(ps, name, file, st->ob, 0, PIPE_REG_JUMP_TO, &st->jfn)))
-            return rc;
-    } else {
-        return malformed(ps, "unknown specification '%.*s='", (int)klen, key);
+        st->cfn = name;
+        return LINE_OK;
+    case SPEC_CFI:
+        st->cfi = name;
+        return LINE_OK;
+    case SPEC_COB:
+        st->cob = name;
+        return LINE_OK;
+    case SPEC_JFI:
+        st->jfi = name;
+        return LINE_OK;
+    default: /* SPEC_JFN */
+        file = st->jfi != NO_INDEX ? st->jfi : st->file;
+        if (st->skip_records) return LINE_OK;
+        return function_of(ps, name, file, st->ob, 0, PIPE_REG_JUMP_TO, &st->jfn);
     }
-#undef KEY
-    return LINE_OK;
+}
+
+static int spec_line(parser *ps, const char *key, size_t klen, const char *s, const char *end) {
+    uint32_t name;
+    int rc, spec = spec_of(key, klen);
+    if (spec < 0) return malformed(ps, "unknown specification '%.*s='", (int)klen, key);
+    s = skip_space(s, end);
+    if ((rc = parse_name(ps, spec_table[spec], s, end, &name))) return rc;
+    return spec_apply(ps, spec, name);
 }
 
 /* ---- positions ---- */
@@ -521,6 +549,25 @@ static inline const char *fast_gap(const char *p) {
     return *p == '\n' || *p == '\r' ? p : NULL;
 }
 
+/* Reads a specification line that refers to a defined name, as valgrind writes all but the
+ * first of each (`fn=(12)`: no blank around the id, '\n' right after it, inside the buffer).
+ * Returns the line's '\n' with the specification and the name, or NULL for the general path.
+ * Changes nothing. */
+static const char *fast_spec(const parser *ps, const char *p, int *spec_out, uint32_t *name) {
+    const char *key = p;
+    while ((unsigned)(*p - 'a') < 26) p++;
+    if (*p != '=' || p - key > 3) return NULL;
+    int spec = spec_of(key, (size_t)(p - key));
+    if (spec < 0 || *++p != '(') return NULL;
+    uint64_t id;
+    if (!(p = fast_decimal(p + 1, &id)) || *p != ')' || *++p != '\n') return NULL;
+    int64_t bound = idmap_get(&ps->st.ids[spec_table[spec]], id);
+    if (bound < 0) return NULL;
+    *spec_out = spec;
+    *name = (uint32_t)bound;
+    return p;
+}
+
 #define FAST_INLINE static inline __attribute__((always_inline))
 
 /* One subposition of a column of kind `kind` into *out; NULL for the general path. `known`: the
@@ -611,6 +658,15 @@ static const char *fast_tokens(parser *ps, int layout, const char *p, uint64_t *
         return fast_tokens_as(ps, p, pos, ncosts, st->ncols, st->col_kind[0], st->col_kind[1],
                               st->col_kind[2], 0);
     }
+}
+
+/* Whether specification, calls=, jump= and jcnd= lines may take the fast path: inside a
+ * section's body (enter_body has nothing to do), nothing waiting for a position line, names
+ * resolved here (not a split load's, split.h). */
+static int fast_names(const parser *ps) {
+    const parse_state *st = &ps->st;
+    return st->body_started && st->assoc == ASSOC_NONE && !ps->names_in && !ps->names_out &&
+           build_section_current(ps->b) != CG_NONE;
 }
 
 /* Whether a self-cost line may go straight to the builder: inside a kept section's body, in a
@@ -1031,7 +1087,7 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
     const char *fast_end = end;
     while (fast_end > data && fast_end[-1] != '\n') fast_end--;
     if (nul) fast_end = data;
-    int layout = fast_layout(st), quick = fast_self_cost(ps);
+    int layout = fast_layout(st), quick = fast_self_cost(ps), names = fast_names(ps);
     while (s < end) {
         if (s < fast_end && st->have_events &&
             (is_digit(*s) || *s == '+' || *s == '-' || *s == '*')) {
@@ -1064,19 +1120,29 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
                 if (commit_position(ps, pos, n) < 0) return -1;
                 layout = fast_layout(st);
                 quick = fast_self_cost(ps);
+                names = fast_names(ps);
                 continue;
             }
         }
-        if (s < fast_end && (*s == 'c' || *s == 'j') && layout != FAST_ANY &&
-            st->assoc == ASSOC_NONE && st->have_events) {
-            uint64_t count, taken, target[COL_COUNT] = {0, 0, 0};
-            int kind;
-            const char *eol = fast_assoc(ps, layout, s, &kind, &count, &taken, target);
+        if (s < fast_end && names && (unsigned)(*s - 'a') < 26) {
+            int spec;
+            uint32_t name;
+            const char *eol = fast_spec(ps, s, &spec, &name);
             if (eol) {
                 st->lineno++;
                 s = eol + 1;
+                if (spec_apply(ps, spec, name) < 0) return -1;
+                quick = fast_self_cost(ps);
+                continue;
+            }
+            uint64_t count, taken, target[COL_COUNT] = {0, 0, 0};
+            int kind;
+            if (layout != FAST_ANY && st->have_events &&
+                (eol = fast_assoc(ps, layout, s, &kind, &count, &taken, target))) {
+                st->lineno++;
+                s = eol + 1;
                 if (assoc_begin(ps, kind, count, taken, target) < 0) return -1;
-                quick = 0; /* the next position line completes the association */
+                quick = names = 0; /* the next position line completes the association */
                 continue;
             }
         }
@@ -1094,6 +1160,7 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
         s = nl ? nl + 1 : end;
         layout = fast_layout(st);
         quick = fast_self_cost(ps);
+        names = fast_names(ps);
     }
     return 0;
 }
