@@ -173,10 +173,21 @@ void build_expect_again(builder *b, uint32_t fn) {
 status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
                   const cg_cost *costs, size_t n) {
     cg_profile *p = b->p;
-    if (b->section != CG_NONE &&
-        row_add(costs_row(&p->section_costs, p->nraw, b->section), costs, n))
-        return ST_OVERFLOW;
-    if (row_add(costs_row(&p->fn_self, p->nraw, fn), costs, n)) return ST_OVERFLOW;
+    cg_cost *self = costs_row(&p->fn_self, p->nraw, fn);
+    cg_cost sec_sum, self_sum;
+    if (n == 1 && b->section != CG_NONE &&
+        !__builtin_add_overflow(costs_row(&p->section_costs, p->nraw, b->section)[0], costs[0],
+                                &sec_sum) &&
+        !__builtin_add_overflow(self[0], costs[0], &self_sum)) {
+        /* one event, and neither sum overflows: what the rows' sums below come to */
+        costs_row(&p->section_costs, p->nraw, b->section)[0] = sec_sum;
+        self[0] = self_sum;
+    } else {
+        if (b->section != CG_NONE &&
+            row_add(costs_row(&p->section_costs, p->nraw, b->section), costs, n))
+            return ST_OVERFLOW;
+        if (row_add(self, costs, n)) return ST_OVERFLOW;
+    }
     return line_append(&p->line_stores[fn], file, line, addr, costs, n,
                        b->strings_busy ? NULL : &p->strings, p->nraw, &b->scratch);
 }

@@ -609,7 +609,7 @@ FAST_INLINE const char *fast_tokens_as(parser *ps, const char *p, uint64_t *pos,
         int kind = k == 0 ? k0 : k == 1 ? k1 : k2;
         if (!(p = fast_subposition(st, p, kind, known, &pos[kind]))) return NULL;
         if (!(p = fast_gap(p))) return NULL;
-        if ((*p == '\n' || *p == '\r') && k + 1 < ncols) return NULL;
+        if (k + 1 < ncols && (*p == '\n' || *p == '\r')) return NULL;
     }
     size_t n = 0;
     for (;;) {
@@ -1132,7 +1132,8 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
                 st->lineno++;
                 s = eol + 1;
                 if (spec_apply(ps, spec, name) < 0) return -1;
-                quick = fast_self_cost(ps);
+                /* of the state fast_self_cost reads, only fn= changes the function */
+                if (spec == SPEC_FN) quick = fast_self_cost(ps);
                 continue;
             }
             uint64_t count, taken, target[COL_COUNT] = {0, 0, 0};
