@@ -541,6 +541,8 @@ static inline const char *fast_hex(const char *p, uint64_t *out) {
 /* Skips the spaces after a token; NULL when the token is followed by anything else. At the
  * end of the line it stops at the '\r' or '\n'. */
 static inline const char *fast_gap(const char *p) {
+    /* most often one blank, then the next token */
+    if (*p == ' ' && (unsigned char)p[1] > ' ') return p + 1;
     if (*p == ' ' || *p == '\t') {
         do p++;
         while (*p == ' ' || *p == '\t');
@@ -550,15 +552,14 @@ static inline const char *fast_gap(const char *p) {
 }
 
 /* Reads a specification line that refers to a defined name, as valgrind writes all but the
- * first of each (`fn=(12)`: no blank around the id, '\n' right after it, inside the buffer).
- * Returns the line's '\n' with the specification and the name, or NULL for the general path.
- * Changes nothing. */
-static const char *fast_spec(const parser *ps, const char *p, int *spec_out, uint32_t *name) {
-    const char *key = p;
-    while ((unsigned)(*p - 'a') < 26) p++;
-    if (*p != '=' || p - key > 3) return NULL;
-    int spec = spec_of(key, (size_t)(p - key));
-    if (spec < 0 || *++p != '(') return NULL;
+ * first of each (`fn=(12)`: no blank around the id, '\n' right after it, inside the buffer),
+ * whose key of `klen` letters is followed by '='. Returns the line's '\n' with the
+ * specification and the name, or NULL for the general path. Changes nothing. */
+static const char *fast_spec(const parser *ps, const char *key, size_t klen, int *spec_out,
+                             uint32_t *name) {
+    const char *p = key + klen + 1;
+    int spec = spec_of(key, klen);
+    if (spec < 0 || *p != '(') return NULL;
     uint64_t id;
     if (!(p = fast_decimal(p + 1, &id)) || *p != ')' || *++p != '\n') return NULL;
     int64_t bound = idmap_get(&ps->st.ids[spec_table[spec]], id);
@@ -758,33 +759,24 @@ static int assoc_line(parser *ps, const char *key, size_t klen, const char *s, c
     return assoc_begin(ps, kind, count, taken, target);
 }
 
-/* Whether the line at p starts with `key`; compared byte by byte, so that the '\n' ending the
- * line stops it before the end of the buffer. */
-static inline int fast_key(const char *p, const char *key) {
-    while (*key && *p == *key) p++, key++;
-    return !*key;
-}
-
 /* Reads a calls=, jump= or jcnd= line of the shapes valgrind writes (`calls=N TARGET`,
  * `jump=N TARGET`, `jcnd=TAKEN/EXECUTED TARGET`, no blank after '=', counts of at most 18
  * digits, the target's columns as in fast_tokens and nothing after them) that ends in '\n'
  * inside the buffer, when the layout is FAST_INSTR_LINE or FAST_LINE (every column has a last
  * value) and nothing waits for a position line. Returns the line's '\n', or NULL for the
  * general path, which reads the rest and reports what is wrong. Changes nothing. */
-static const char *fast_assoc(const parser *ps, int layout, const char *p, int *kind_out,
-                              uint64_t *count, uint64_t *taken, uint64_t *target) {
+static const char *fast_assoc(const parser *ps, int layout, const char *key, size_t klen,
+                              int *kind_out, uint64_t *count, uint64_t *taken, uint64_t *target) {
     const parse_state *st = &ps->st;
+    const char *p = key + klen + 1;
     int kind;
-    if (fast_key(p, "calls=")) {
+    if (klen == 5 && !memcmp(key, "calls", 5)) {
         if (st->cfn == NO_INDEX) return NULL;
         kind = ASSOC_CALL;
-        p += 6;
-    } else if (fast_key(p, "jump=")) {
+    } else if (klen == 4 && !memcmp(key, "jump", 4)) {
         kind = ASSOC_JUMP;
-        p += 5;
-    } else if (fast_key(p, "jcnd=")) {
+    } else if (klen == 4 && !memcmp(key, "jcnd", 4)) {
         kind = ASSOC_JCND;
-        p += 5;
     } else {
         return NULL;
     }
@@ -1125,9 +1117,13 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
             }
         }
         if (s < fast_end && names && (unsigned)(*s - 'a') < 26) {
+            /* a key of lowercase letters and '=': a specification or an association */
+            const char *eq = s;
+            while ((unsigned)(*eq - 'a') < 26) eq++;
+            size_t klen = (size_t)(eq - s);
             int spec;
             uint32_t name;
-            const char *eol = fast_spec(ps, s, &spec, &name);
+            const char *eol = *eq == '=' && klen <= 3 ? fast_spec(ps, s, klen, &spec, &name) : NULL;
             if (eol) {
                 st->lineno++;
                 s = eol + 1;
@@ -1138,8 +1134,8 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
             }
             uint64_t count, taken, target[COL_COUNT] = {0, 0, 0};
             int kind;
-            if (layout != FAST_ANY && st->have_events &&
-                (eol = fast_assoc(ps, layout, s, &kind, &count, &taken, target))) {
+            if (*eq == '=' && layout != FAST_ANY && st->have_events &&
+                (eol = fast_assoc(ps, layout, s, klen, &kind, &count, &taken, target))) {
                 st->lineno++;
                 s = eol + 1;
                 if (assoc_begin(ps, kind, count, taken, target) < 0) return -1;
