@@ -170,6 +170,26 @@ void build_expect_again(builder *b, uint32_t fn) {
 
 /* ---- line costs ---- */
 
+/* Adds `v` to the rows x and y (distinct) when no sum overflows, and returns 1; else leaves
+ * both rows as they were and returns 0. */
+static inline int add_to_rows(cg_cost *x, cg_cost *y, const cg_cost *v, size_t n) {
+    size_t i = 0;
+    for (; i < n; i++) {
+        cg_cost sx, sy;
+        if (__builtin_add_overflow(x[i], v[i], &sx) || __builtin_add_overflow(y[i], v[i], &sy))
+            break;
+        x[i] = sx;
+        y[i] = sy;
+    }
+    if (i == n) return 1;
+    /* the sums made before the one that overflows are taken back, without overflow */
+    while (i--) {
+        x[i] -= v[i];
+        y[i] -= v[i];
+    }
+    return 0;
+}
+
 status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
                   const cg_cost *costs, size_t n) {
     cg_profile *p = b->p;
@@ -179,10 +199,12 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
         !__builtin_add_overflow(costs_row(&p->section_costs, p->nraw, b->section)[0], costs[0],
                                 &sec_sum) &&
         !__builtin_add_overflow(self[0], costs[0], &self_sum)) {
-        /* one event, and neither sum overflows: what the rows' sums below come to */
+        /* one event, and neither sum overflows */
         costs_row(&p->section_costs, p->nraw, b->section)[0] = sec_sum;
         self[0] = self_sum;
-    } else {
+    } else if (n == 1 || b->section == CG_NONE ||
+               !add_to_rows(costs_row(&p->section_costs, p->nraw, b->section), self, costs, n)) {
+        /* a sum overflows: row_add saturates it and reports it, the section's first */
         if (b->section != CG_NONE &&
             row_add(costs_row(&p->section_costs, p->nraw, b->section), costs, n))
             return ST_OVERFLOW;
