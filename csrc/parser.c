@@ -664,7 +664,7 @@ static const char *fast_tokens(parser *ps, int layout, const char *p, uint64_t *
 /* Whether specification, calls=, jump= and jcnd= lines may take the fast path: inside a
  * section's body (enter_body has nothing to do), nothing waiting for a position line, names
  * resolved here (not a split load's, split.h). */
-static int fast_names(const parser *ps) {
+static inline int fast_names(const parser *ps) {
     const parse_state *st = &ps->st;
     return st->body_started && st->assoc == ASSOC_NONE && !ps->names_in && !ps->names_out &&
            build_section_current(ps->b) != CG_NONE;
@@ -673,10 +673,10 @@ static int fast_names(const parser *ps) {
 /* Whether a self-cost line may go straight to the builder: inside a kept section's body, in a
  * function, nothing waiting for this line, events in the profile's order, records to the
  * builder of this thread. What commit_position checks and does, for those lines. */
-static int fast_self_cost(const parser *ps) {
+static inline int fast_self_cost(const parser *ps) {
     const parse_state *st = &ps->st;
-    return st->body_started && !st->skip_records && st->assoc == ASSOC_NONE && st->fn != NO_INDEX &&
-           st->identity_map && !ps->local && !ps->pipe && !ps->split_sums &&
+    return st->have_events && st->body_started && !st->skip_records && st->assoc == ASSOC_NONE &&
+           st->fn != NO_INDEX && st->identity_map && !ps->local && !ps->pipe && !ps->split_sums &&
            build_section_current(ps->b) != CG_NONE;
 }
 
@@ -1081,6 +1081,23 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
     if (nul) fast_end = data;
     int layout = fast_layout(st), quick = fast_self_cost(ps), names = fast_names(ps);
     while (s < end) {
+        if (quick && layout == FAST_INSTR_LINE) {
+            /* a run of self costs in `positions: instr line`, the shape of most lines */
+            uint64_t pos[COL_COUNT] = {0, 0, 0};
+            size_t n;
+            const char *eol;
+            while (s < fast_end && (is_digit(*s) || *s == '+' || *s == '-' || *s == '*') &&
+                   (eol = fast_tokens_as(ps, s, pos, &n, 2, COL_INSTR, COL_LINE, 0, 1))) {
+                st->lineno++;
+                s = eol + 1;
+                st->last[COL_INSTR] = pos[COL_INSTR];
+                st->last[COL_LINE] = pos[COL_LINE];
+                status rc = build_line(ps->b, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR],
+                                       ps->values, n);
+                if (rc && built(ps, rc, "cost sum") < 0) return -1;
+            }
+            if (s == end) break;
+        }
         if (s < fast_end && st->have_events &&
             (is_digit(*s) || *s == '+' || *s == '-' || *s == '*')) {
             uint64_t pos[COL_COUNT] = {0, 0, 0};
