@@ -204,7 +204,8 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
         self[0] = self_sum;
     } else if (n == 1 || b->section == CG_NONE ||
                !add_to_rows(costs_row(&p->section_costs, p->nraw, b->section), self, costs, n)) {
-        /* a sum overflows: row_add saturates it and reports it, the section's first */
+        /* a sum overflows (or no section is open): row_add saturates a sum that overflows and
+         * reports it, the section's first */
         if (b->section != CG_NONE &&
             row_add(costs_row(&p->section_costs, p->nraw, b->section), costs, n))
             return ST_OVERFLOW;
