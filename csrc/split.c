@@ -279,9 +279,10 @@ struct splitter {
      * functions [fin_next, fin_end) still to take, fin_left not yet done */
     size_t fin_next, fin_end, fin_left;
     /* the calling thread's side */
-    piece *cur;     /* the piece being cut, or NULL: lines go to the parser (ps) */
-    piece *spare;   /* stitched pieces kept for their room */
-    uint32_t stamp; /* of the piece being stitched (build_call_new) */
+    piece *cur;           /* the piece being cut, or NULL: lines go to the parser (ps) */
+    piece *spare;         /* stitched pieces kept for their room */
+    line_scratch scratch; /* for the pieces the calling thread parses itself */
+    uint32_t stamp;       /* of the piece being stitched (build_call_new) */
     size_t nspare;
     int cand;        /* a fn= line of cur where the next piece may begin ... */
     size_t cand_off; /* ... its offset in cur's text */
@@ -458,13 +459,30 @@ static int stitch(splitter *sp, piece *pc) {
     return 0;
 }
 
+/* The calling thread parses the next piece waiting for a worker (called with the lock held). */
+static void parse_own(splitter *sp) {
+    piece *t = sp->todo;
+    sp->todo = t->next;
+    pthread_mutex_unlock(&sp->mu);
+    parse_piece(sp, t, &sp->scratch);
+    pthread_mutex_lock(&sp->mu);
+    t->done = 1;
+}
+
 /* Stitches the first piece, waiting for it when `wait`; 1 when none was ready. */
 static void piece_done(splitter *sp, piece *pc);
 
 static int stitch_head(splitter *sp, int wait) {
     pthread_mutex_lock(&sp->mu);
     piece *pc = sp->head;
-    while (pc && wait && !pc->done) pthread_cond_wait(&sp->done, &sp->mu);
+    while (pc && wait && !pc->done) {
+        if (sp->todo) {
+            /* rather than wait, the calling thread parses the next piece itself */
+            parse_own(sp);
+        } else {
+            pthread_cond_wait(&sp->done, &sp->mu);
+        }
+    }
     if (!pc || !pc->done) {
         pthread_mutex_unlock(&sp->mu);
         return 1;
@@ -790,7 +808,9 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
     sp->ps = ps;
     sp->piece_size = piece_size ? piece_size : DEFAULT_PIECE;
     if (workers > MAX_WORKERS) workers = MAX_WORKERS;
-    sp->max_queued = (size_t)workers + 1;
+    /* enough pieces in flight that a worker finds one while the calling thread parses one */
+    sp->max_queued = 2 * (size_t)workers + 2;
+    sp->scratch.seed = ps->b->seed;
     sp->defer = ps->site.defer;
     sp->defer_ctx = ps->site.defer_ctx;
     ps->split_sums = 1;
@@ -863,6 +883,7 @@ void split_free(splitter *sp) {
         sp->spare = pc->next;
         piece_free(pc);
     }
+    line_scratch_free(&sp->scratch);
     sp->ps->names_out = NULL;
     sp->ps->site.defer = sp->defer;
     sp->ps->site.defer_ctx = sp->defer_ctx;
