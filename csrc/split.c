@@ -9,6 +9,10 @@
 #include "numparse.h"
 #include "vec.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 enum { DEFAULT_PIECE = 1 << 17, MAX_WORKERS = 64, SHARDS = 64 };
 
 /* ---- a piece's records ---- */
@@ -663,13 +667,32 @@ static int can_begin(const parser *ps) {
 }
 
 /* The next '=' or ':' in [s, end): every line the splitter reads (names, calls, jumps,
- * headers) has one, position lines have none, so the splitter steps over them at memchr's
- * speed. */
+ * headers) has one, position lines have none, so the splitter steps over them at the speed of
+ * a vector compare: one pass for both characters. */
+#if defined(__SSE2__)
+static const char *next_mark(const char *s, const char *end) {
+    const __m128i eq = _mm_set1_epi8('='), colon = _mm_set1_epi8(':');
+    for (; end - s >= 32; s += 32) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+        unsigned ma = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(a, eq), _mm_cmpeq_epi8(a, colon)));
+        unsigned mb = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(b, eq), _mm_cmpeq_epi8(b, colon)));
+        unsigned m = ma | mb << 16;
+        if (m) return s + __builtin_ctz(m);
+    }
+    for (; s < end; s++)
+        if (*s == '=' || *s == ':') return s;
+    return NULL;
+}
+#else
 static const char *next_mark(const char *s, const char *end) {
     const char *eq = memchr(s, '=', (size_t)(end - s));
     const char *colon = memchr(s, ':', (size_t)((eq ? eq : end) - s));
     return colon ? colon : eq;
 }
+#endif
 
 /* A position line after a fn= where a piece may begin, or after a calls= or jump. */
 static int at_position(splitter *sp, const char *s, const char *eol, const char **run) {
@@ -807,9 +830,11 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
     if (!sp) return NULL;
     sp->ps = ps;
     sp->piece_size = piece_size ? piece_size : DEFAULT_PIECE;
+    if (getenv("CG_P")) sp->piece_size = (size_t)atoi(getenv("CG_P")) << 10;
     if (workers > MAX_WORKERS) workers = MAX_WORKERS;
     /* enough pieces in flight that a worker finds one while the calling thread parses one */
     sp->max_queued = 2 * (size_t)workers + 2;
+    if (getenv("CG_Q")) sp->max_queued = (size_t)atoi(getenv("CG_Q"));
     sp->scratch.seed = ps->b->seed;
     sp->defer = ps->site.defer;
     sp->defer_ctx = ps->site.defer_ctx;
