@@ -243,6 +243,7 @@ typedef struct piece {
                           absolute position line) */
     size_t nraw;
     int done, faulty;
+    int own;         /* parsed by the calling thread as it is cut, never by a worker */
     parse_state end; /* the worker's state after its last line */
     piece_build build;
 } piece;
@@ -391,6 +392,12 @@ static void finish_some(splitter *sp, line_scratch *scratch) {
     if (!sp->fin_left) pthread_cond_broadcast(&sp->done);
 }
 
+/* The first of the pieces from `pc` on that a worker may take. */
+static piece *skip_own(piece *pc) {
+    while (pc && pc->own) pc = pc->next;
+    return pc;
+}
+
 static void *worker_main(void *arg) {
     splitter *sp = arg;
     line_scratch scratch;
@@ -406,7 +413,7 @@ static void *worker_main(void *arg) {
         }
         if (!sp->todo) break;
         piece *pc = sp->todo;
-        sp->todo = pc->next;
+        sp->todo = skip_own(pc->next);
         pthread_mutex_unlock(&sp->mu);
         parse_piece(sp, pc, &scratch);
         pthread_mutex_lock(&sp->mu);
@@ -466,7 +473,7 @@ static int stitch(splitter *sp, piece *pc) {
 /* The calling thread parses the next piece waiting for a worker (called with the lock held). */
 static void parse_own(splitter *sp) {
     piece *t = sp->todo;
-    sp->todo = t->next;
+    sp->todo = skip_own(t->next);
     pthread_mutex_unlock(&sp->mu);
     parse_piece(sp, t, &sp->scratch);
     pthread_mutex_lock(&sp->mu);
@@ -501,21 +508,32 @@ static int stitch_head(splitter *sp, int wait) {
     return rc;
 }
 
-/* Hands a piece to the workers, and stitches what is ready (waiting when too many are). */
+/* Hands a piece to the workers, and stitches what is ready (waiting when too many are). When
+ * the workers have enough pieces waiting, the calling thread parses the piece it has just cut
+ * itself: its text is still in this core's caches. */
 static int submit(splitter *sp, piece *pc) {
     pc->nraw = sp->ps->b->p->nraw;
     pthread_mutex_lock(&sp->mu);
     pc->next = NULL;
+    pc->own = sp->queued >= sp->max_queued;
     if (sp->tail)
         sp->tail->next = pc;
     else
         sp->head = pc;
     sp->tail = pc;
-    if (!sp->todo) sp->todo = pc;
     sp->queued++;
-    pthread_cond_signal(&sp->work);
-    int full = sp->queued > sp->max_queued;
+    if (!pc->own) {
+        if (!sp->todo) sp->todo = pc;
+        pthread_cond_signal(&sp->work);
+    }
     pthread_mutex_unlock(&sp->mu);
+    if (pc->own) {
+        parse_piece(sp, pc, &sp->scratch);
+        pthread_mutex_lock(&sp->mu);
+        pc->done = 1;
+        pthread_mutex_unlock(&sp->mu);
+    }
+    int full = sp->queued > sp->max_queued;
     int rc;
     while ((rc = stitch_head(sp, full)) == 0) full = sp->queued > sp->max_queued;
     return rc < 0 ? -1 : 0;
@@ -536,7 +554,7 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
         if (pb->jtab) memset(pb->jtab, 0, pb->jtab_cap * sizeof *pb->jtab);
         memset(pb->section, 0, sizeof pb->section);
         pc->len = pc->names.n = 0;
-        pc->done = pc->faulty = 0;
+        pc->done = pc->faulty = pc->own = 0;
     } else if (!(pc = calloc(1, sizeof *pc))) {
         return NULL;
     }
