@@ -848,11 +848,9 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
     if (!sp) return NULL;
     sp->ps = ps;
     sp->piece_size = piece_size ? piece_size : DEFAULT_PIECE;
-    if (getenv("CG_P")) sp->piece_size = (size_t)atoi(getenv("CG_P")) << 10;
     if (workers > MAX_WORKERS) workers = MAX_WORKERS;
     /* enough pieces in flight that a worker finds one while the calling thread parses one */
     sp->max_queued = 2 * (size_t)workers + 2;
-    if (getenv("CG_Q")) sp->max_queued = (size_t)atoi(getenv("CG_Q"));
     sp->scratch.seed = ps->b->seed;
     sp->defer = ps->site.defer;
     sp->defer_ctx = ps->site.defer_ctx;
