@@ -100,15 +100,16 @@ static int read_split(cg_loader *ld, const char *name, const char *path, const v
     *redo = 0;
     const char *stored;
     if (begin_input(ld, name, &stored, err)) return -1;
-    splitter *sp = split_start(&ld->ps, threads, ld->opts.chunk_size);
+    /* `threads` busy threads in all: this one (reading, inflating, cutting, stitching, and
+     * parsing pieces whenever it would otherwise wait) and threads - 1 workers */
+    splitter *sp = split_start(&ld->ps, threads - 1, ld->opts.chunk_size);
     if (!sp) {
         *redo = 1;
         return -1;
     }
     read_options ro = {stored, ld->opts.progress, ld->opts.progress_userdata};
     line_sink sink = split_sink(sp);
-    int rc = path ? read_file_ahead(path, &ro, &sink, err)
-                  : read_buffer_ahead(data, size, &ro, &sink, err);
+    int rc = path ? read_file(path, &ro, &sink, err) : read_buffer(data, size, &ro, &sink, err);
     if (!rc) rc = split_finish(sp, err);
     *redo = split_redo(sp);
     split_free(sp);

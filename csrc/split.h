@@ -7,7 +7,8 @@
  * the list of what its name lines resolved to. Worker threads parse the other lines of a
  * piece into piece-local records (line streams per function, calls and jumps merged, sums)
  * and join the piece's line streams to the model's; the calling thread adds the rest of each
- * piece to the model in input order. Header lines and any line the splitter does not cut
+ * piece to the model in input order, and parses pieces as the workers do whenever they have
+ * enough waiting or it would wait for one. Header lines and any line the splitter does not cut
  * around are parsed on the calling thread once every piece before them is in. A fault inside a
  * piece (a warning or an error), a negative cost or a sum beyond 64 bits makes the input load
  * again on one thread, so that every fault is reported as a load on one thread reports it. */
