@@ -670,18 +670,29 @@ static inline int fast_names(const parser *ps) {
            build_section_current(ps->b) != CG_NONE;
 }
 
-/* Whether a self-cost line may go straight to the builder: inside a kept section's body, in a
- * function, nothing waiting for this line, events in the profile's order, records to the
- * builder of this thread. What commit_position checks and does, for those lines. */
+/* Whether a self-cost line may go straight to the builder, or to a split load's piece: inside
+ * a kept section's body (a piece lies in one, split.c), in a function, nothing waiting for this
+ * line, events in the profile's order, not through the pipeline. What commit_position checks
+ * and does, for those lines. */
 static inline int fast_self_cost(const parser *ps) {
     const parse_state *st = &ps->st;
     return st->have_events && st->body_started && !st->skip_records && st->assoc == ASSOC_NONE &&
-           st->fn != NO_INDEX && st->identity_map && !ps->local && !ps->pipe && !ps->split_sums &&
-           build_section_current(ps->b) != CG_NONE;
+           st->fn != NO_INDEX && st->identity_map && !ps->pipe && !ps->split_sums &&
+           (ps->local || build_section_current(ps->b) != CG_NONE);
 }
 
-/* ---- associations: calls=, jump=, jcnd= ---- */ /* ---- associations: calls=, jump=, jcnd= ----
-                                                    */
+/* A self cost the fast path read, where commit_position would put it. */
+static inline int fast_put_self(parser *ps, const uint64_t *pos, size_t n) {
+    const parse_state *st = &ps->st;
+    if (ps->local)
+        return local_line(ps->local, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR], ps->values, n)
+                   ? stopped(ps)
+                   : LINE_OK;
+    status rc = build_line(ps->b, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR], ps->values, n);
+    return rc ? built(ps, rc, "cost sum") : LINE_OK;
+}
+
+/* ---- associations: calls=, jump=, jcnd= ---- */
 
 static int count_value(parser *ps, const char **at, const char *end, const char *what,
                        uint64_t *out) {
@@ -1092,9 +1103,7 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
                 s = eol + 1;
                 st->last[COL_INSTR] = pos[COL_INSTR];
                 st->last[COL_LINE] = pos[COL_LINE];
-                status rc = build_line(ps->b, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR],
-                                       ps->values, n);
-                if (rc && built(ps, rc, "cost sum") < 0) return -1;
+                if (fast_put_self(ps, pos, n) < 0) return -1;
             }
             if (s == end) break;
         }
@@ -1121,9 +1130,7 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
                         }
                         layout = fast_layout(st);
                     }
-                    status rc = build_line(ps->b, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR],
-                                           ps->values, n);
-                    if (rc && built(ps, rc, "cost sum") < 0) return -1;
+                    if (fast_put_self(ps, pos, n) < 0) return -1;
                     continue;
                 }
                 if (commit_position(ps, pos, n) < 0) return -1;
