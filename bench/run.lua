@@ -743,8 +743,10 @@ local function report(entries)
     add("## Threads")
     add()
     add("The same loads with `opts.threads` (bench/driver --threads N), median of as many runs. "
-      .. "Processor time is the whole process's during the load: the calling thread parses, "
-      .. "one thread builds the model, one reads (and inflates). The wall time counts whatever "
+      .. "Processor time is the whole process's during the load: the calling thread reads, "
+      .. "cuts the file into pieces, keeps the names, parses pieces when it has nothing else "
+      .. "to do and adds the pieces to the model in order; N - 1 workers parse and build "
+      .. "pieces (docs/design.md, Threads). The wall time counts whatever "
       .. "else the machine ran; the processor times do not: the load's own speed-up is the one "
       .. "thread's processor time over the busiest thread's (cores of its own, one per thread) "
       .. "or over the larger of the busiest thread's and half the whole (two cores of its own).")
