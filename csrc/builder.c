@@ -268,10 +268,13 @@ static int call_eq(const void *ctx, uint32_t index, const void *key) {
 }
 
 /* Puts the records of a chain (calls or jumps of one function, added by build_*_new) into
- * the hash index. */
-static status index_chain(builder *b, idxtab *index, uint32_t first, const uint32_t *next,
-                          idxtab_eq_fn eq, uint32_t (*tag_of)(uint64_t, const void *),
-                          const void *records, size_t size) {
+ * the hash index, once: `pending` (the cursor's new_calls or new_jumps) is cleared. */
+static status index_chain(builder *b, uint32_t *pending, idxtab *index, uint32_t first,
+                          const uint32_t *next, idxtab_eq_fn eq,
+                          uint32_t (*tag_of)(uint64_t, const void *), const void *records,
+                          size_t size) {
+    if (!*pending) return ST_OK;
+    *pending = 0;
     for (uint32_t r = first; r != NO_INDEX; r = next[r]) {
         const void *rec = (const char *)records + (size_t)r * size;
         uint32_t tag = tag_of(b->seed, rec);
@@ -288,12 +291,9 @@ status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row_ou
     fn_cursor *cur = &b->cursors[key->caller];
     size_t slot;
     uint32_t tag;
-    if (cur->new_calls) {
-        if (index_chain(b, &b->call_index, cur->first_call, b->call_next, call_eq, call_tag,
-                        p->calls, sizeof *p->calls))
-            return ST_NOMEM;
-        cur->new_calls = 0;
-    }
+    if (index_chain(b, &cur->new_calls, &b->call_index, cur->first_call, b->call_next, call_eq,
+                    call_tag, p->calls, sizeof *p->calls))
+        return ST_NOMEM;
     int64_t found =
         find_record(b, &b->call_index, cur->next_call, call_eq, call_tag, key, &tag, &slot);
     if (found >= 0) {
@@ -333,12 +333,9 @@ status build_jump(builder *b, const jump_rec *key) {
     fn_cursor *cur = &b->cursors[key->fn];
     size_t slot;
     uint32_t tag;
-    if (cur->new_jumps) {
-        if (index_chain(b, &b->jump_index, cur->first_jump, b->jump_next, jump_eq, jump_tag,
-                        p->jumps, sizeof *p->jumps))
-            return ST_NOMEM;
-        cur->new_jumps = 0;
-    }
+    if (index_chain(b, &cur->new_jumps, &b->jump_index, cur->first_jump, b->jump_next, jump_eq,
+                    jump_tag, p->jumps, sizeof *p->jumps))
+        return ST_NOMEM;
     int64_t found =
         find_record(b, &b->jump_index, cur->next_jump, jump_eq, jump_tag, key, &tag, &slot);
     if (found >= 0) {
