@@ -137,7 +137,7 @@ static int add_input(cg_loader *ld, const char *name, const char *path, const vo
         return -1;
     }
     int threads = load_threads(&ld->opts);
-    int rc, redo = 1;
+    int rc = 0, redo = 1;
     if (threads > 1 && !ld->inputs) {
         /* the first input: what it adds can be thrown away for a load on one thread */
         rc = read_split(ld, name, path, data, size, threads, err, &redo);
