@@ -244,27 +244,15 @@ static inline int64_t find_record(const builder *b, const idxtab *index, uint32_
 }
 
 static uint32_t call_tag(uint64_t seed, const void *k) {
-    const call_rec *key = k;
-    uint64_t h =
-        hash_combine(hash_combine(hash_combine(seed, key->caller), key->callee), key->file);
-    return (uint32_t)hash_mix(hash_combine(hash_combine(h, key->line), key->addr));
+    return call_rec_hash(seed, k);
 }
 
 static uint32_t jump_tag(uint64_t seed, const void *k) {
-    const jump_rec *key = k;
-    uint64_t h =
-        hash_combine(hash_combine(hash_combine(seed, key->fn), key->from_file), key->from_line);
-    h = hash_combine(hash_combine(h, key->from_addr), key->to_fn);
-    h = hash_combine(hash_combine(h, key->to_file), key->to_line);
-    h = hash_combine(hash_combine(h, key->to_addr), (uint64_t)key->conditional);
-    return (uint32_t)hash_mix(h);
+    return jump_rec_hash(seed, k);
 }
 
 static int call_eq(const void *ctx, uint32_t index, const void *key) {
-    const call_rec *a = &((const cg_profile *)ctx)->calls[index];
-    const call_rec *b = key;
-    return a->line == b->line && a->addr == b->addr && a->caller == b->caller &&
-           a->callee == b->callee && a->file == b->file;
+    return call_rec_same(&((const cg_profile *)ctx)->calls[index], key);
 }
 
 /* Puts the records of a chain (calls or jumps of one function, added by build_*_new) into
@@ -286,6 +274,27 @@ static status index_chain(builder *b, uint32_t *pending, idxtab *index, uint32_t
     return ST_OK;
 }
 
+/* A new call at the end of the calls and of its caller's chain, with a zero cost row; putting
+ * it in the hash index is the caller's choice. */
+static status append_call(builder *b, fn_cursor *cur, const call_rec *key, int guessed,
+                          cg_cost **row_out, uint32_t *added) {
+    cg_profile *p = b->p;
+    size_t row;
+    if (VEC_RESERVE(p->calls, p->calls_cap, p->ncalls + 1) ||
+        VEC_RESERVE(b->call_guessed, b->call_guessed_cap, p->ncalls + 1) ||
+        VEC_RESERVE(b->call_next, b->call_next_cap, p->ncalls + 1) ||
+        costs_add_row(&p->call_costs, p->nraw, &row))
+        return ST_NOMEM;
+    uint32_t c = (uint32_t)p->ncalls;
+    b->call_guessed[c] = (unsigned char)guessed;
+    chain(b->call_next, &cur->first_call, &cur->last_call, &cur->next_call, c);
+    p->calls[c] = *key;
+    p->ncalls++;
+    *row_out = costs_row(&p->call_costs, p->nraw, row);
+    *added = c;
+    return ST_OK;
+}
+
 status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row_out) {
     cg_profile *p = b->p;
     fn_cursor *cur = &b->cursors[key->caller];
@@ -303,29 +312,31 @@ status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row_ou
         b->call_guessed[found] &= (unsigned char)guessed;
         return count_add(&p->calls[found].count, key->count) ? ST_OVERFLOW : ST_OK;
     }
-    size_t row;
-    if (idxtab_grow(&b->call_index) || VEC_RESERVE(p->calls, p->calls_cap, p->ncalls + 1) ||
-        VEC_RESERVE(b->call_guessed, b->call_guessed_cap, p->ncalls + 1) ||
-        VEC_RESERVE(b->call_next, b->call_next_cap, p->ncalls + 1) ||
-        costs_add_row(&p->call_costs, p->nraw, &row))
+    uint32_t c;
+    if (idxtab_grow(&b->call_index) || append_call(b, cur, key, guessed, row_out, &c))
         return ST_NOMEM;
-    uint32_t c = (uint32_t)p->ncalls;
-    b->call_guessed[c] = (unsigned char)guessed;
-    chain(b->call_next, &cur->first_call, &cur->last_call, &cur->next_call, c);
     (void)idxtab_find(&b->call_index, tag, call_eq, p, key, &slot);
-    p->calls[c] = *key;
     idxtab_put(&b->call_index, slot, tag, c);
-    p->ncalls++;
-    *row_out = costs_row(&p->call_costs, p->nraw, row);
     return ST_OK;
 }
 
 static int jump_eq(const void *ctx, uint32_t index, const void *key) {
-    const jump_rec *a = &((const cg_profile *)ctx)->jumps[index];
-    const jump_rec *b = key;
-    return a->fn == b->fn && a->from_file == b->from_file && a->from_line == b->from_line &&
-           a->from_addr == b->from_addr && a->to_fn == b->to_fn && a->to_file == b->to_file &&
-           a->to_line == b->to_line && a->to_addr == b->to_addr && a->conditional == b->conditional;
+    return jump_rec_same(&((const cg_profile *)ctx)->jumps[index], key);
+}
+
+/* A new jump at the end of the jumps and of its function's chain; putting it in the hash
+ * index is the caller's choice. */
+static status append_jump(builder *b, fn_cursor *cur, const jump_rec *key, uint32_t *added) {
+    cg_profile *p = b->p;
+    if (VEC_RESERVE(p->jumps, p->jumps_cap, p->njumps + 1) ||
+        VEC_RESERVE(b->jump_next, b->jump_next_cap, p->njumps + 1))
+        return ST_NOMEM;
+    uint32_t j = (uint32_t)p->njumps;
+    chain(b->jump_next, &cur->first_jump, &cur->last_jump, &cur->next_jump, j);
+    p->jumps[j] = *key;
+    p->njumps++;
+    *added = j;
+    return ST_OK;
 }
 
 status build_jump(builder *b, const jump_rec *key) {
@@ -345,52 +356,30 @@ status build_jump(builder *b, const jump_rec *key) {
                    ? ST_OVERFLOW
                    : ST_OK;
     }
-    if (idxtab_grow(&b->jump_index) || VEC_RESERVE(p->jumps, p->jumps_cap, p->njumps + 1) ||
-        VEC_RESERVE(b->jump_next, b->jump_next_cap, p->njumps + 1))
-        return ST_NOMEM;
-    uint32_t j = (uint32_t)p->njumps;
-    chain(b->jump_next, &cur->first_jump, &cur->last_jump, &cur->next_jump, j);
+    uint32_t j;
+    if (idxtab_grow(&b->jump_index) || append_jump(b, cur, key, &j)) return ST_NOMEM;
     (void)idxtab_find(&b->jump_index, tag, jump_eq, p, key, &slot);
-    p->jumps[j] = *key;
     idxtab_put(&b->jump_index, slot, tag, j);
-    p->njumps++;
     return ST_OK;
 }
 
 status build_call_new(builder *b, const call_rec *key, int guessed, uint32_t stamp,
                       cg_cost **row_out) {
-    cg_profile *p = b->p;
     fn_cursor *cur = &b->cursors[key->caller];
     if (!(cur->first_call == NO_INDEX || cur->new_calls == stamp))
         return build_call(b, key, guessed, row_out);
-    size_t row;
-    if (VEC_RESERVE(p->calls, p->calls_cap, p->ncalls + 1) ||
-        VEC_RESERVE(b->call_guessed, b->call_guessed_cap, p->ncalls + 1) ||
-        VEC_RESERVE(b->call_next, b->call_next_cap, p->ncalls + 1) ||
-        costs_add_row(&p->call_costs, p->nraw, &row))
-        return ST_NOMEM;
-    uint32_t c = (uint32_t)p->ncalls;
-    b->call_guessed[c] = (unsigned char)guessed;
-    chain(b->call_next, &cur->first_call, &cur->last_call, &cur->next_call, c);
+    uint32_t c;
+    if (append_call(b, cur, key, guessed, row_out, &c)) return ST_NOMEM;
     cur->new_calls = stamp;
-    p->calls[c] = *key;
-    p->ncalls++;
-    *row_out = costs_row(&p->call_costs, p->nraw, row);
     return ST_OK;
 }
 
 status build_jump_new(builder *b, const jump_rec *key, uint32_t stamp) {
-    cg_profile *p = b->p;
     fn_cursor *cur = &b->cursors[key->fn];
     if (!(cur->first_jump == NO_INDEX || cur->new_jumps == stamp)) return build_jump(b, key);
-    if (VEC_RESERVE(p->jumps, p->jumps_cap, p->njumps + 1) ||
-        VEC_RESERVE(b->jump_next, b->jump_next_cap, p->njumps + 1))
-        return ST_NOMEM;
-    uint32_t j = (uint32_t)p->njumps;
-    chain(b->jump_next, &cur->first_jump, &cur->last_jump, &cur->next_jump, j);
+    uint32_t j;
+    if (append_jump(b, cur, key, &j)) return ST_NOMEM;
     cur->new_jumps = stamp;
-    p->jumps[j] = *key;
-    p->njumps++;
     return ST_OK;
 }
 

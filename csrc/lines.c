@@ -7,24 +7,6 @@
 
 enum { MIN_BYTES = 64, FAST_GROWTH = 4096, K_ESCAPE = LINE_K_ESCAPE };
 
-/* ---- varints ---- */
-
-static inline const unsigned char *get_varint(const unsigned char *p, uint64_t *out) {
-    uint64_t v = *p & 0x7f;
-    int shift = 7;
-    while (*p++ & 0x80) {
-        v |= (uint64_t)(*p & 0x7f) << shift;
-        shift += 7;
-    }
-    *out = v;
-    return p;
-}
-
-/* The inverse of line_zigzag (lines.h). */
-static inline uint64_t unzigzag(uint64_t v) {
-    return (v >> 1) ^ (0 - (v & 1));
-}
-
 /* ---- streams ---- */
 
 void line_store_free(line_store *s) {
@@ -72,6 +54,32 @@ static void trim(line_store *s) {
     s->cap = s->used;
 }
 
+/* Decodes the record at `p` against the one before it (file, line and address as that one
+ * left them); its costs fill `nraw` values. Returns the byte after it. Inline: the reader and
+ * the compactions decode every record this way. */
+static inline const unsigned char *decode_next(const unsigned char *p, uint32_t *file,
+                                               uint64_t *line, uint64_t *addr, cg_cost *costs,
+                                               size_t nraw) {
+    unsigned header = *p++;
+    uint64_t n = header >> 1, v;
+    if (n == K_ESCAPE) p = get_varint(p, &n);
+    if (header & 1) {
+        p = get_varint(p, &v);
+        *file = (uint32_t)v;
+    }
+    p = get_varint(p, &v);
+    *addr += unzigzag(v);
+    p = get_varint(p, &v);
+    *line += unzigzag(v);
+    size_t i = 0;
+    for (; i < n; i++) {
+        p = get_varint(p, &v);
+        costs[i] = (cg_cost)unzigzag(v);
+    }
+    for (; i < nraw; i++) costs[i] = 0;
+    return p;
+}
+
 void line_reader_init(line_reader *r, const line_store *s) {
     r->data = s->data;
     r->pos = 0;
@@ -83,24 +91,8 @@ void line_reader_init(line_reader *r, const line_store *s) {
 
 int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw) {
     if (!r->remaining) return 0;
-    const unsigned char *p = r->data + r->pos;
-    unsigned header = *p++;
-    uint64_t n = header >> 1, v;
-    if (n == K_ESCAPE) p = get_varint(p, &n);
-    if (header & 1) {
-        p = get_varint(p, &v);
-        r->file = (uint32_t)v;
-    }
-    p = get_varint(p, &v);
-    r->addr += unzigzag(v);
-    p = get_varint(p, &v);
-    r->line += unzigzag(v);
-    size_t i = 0;
-    for (; i < n; i++) {
-        p = get_varint(p, &v);
-        costs[i] = (cg_cost)unzigzag(v);
-    }
-    for (; i < nraw; i++) costs[i] = 0;
+    const unsigned char *p =
+        decode_next(r->data + r->pos, &r->file, &r->line, &r->addr, costs, nraw);
     r->pos = (size_t)(p - r->data);
     r->remaining--;
     return 1;
@@ -166,29 +158,6 @@ static inline int key_cmp(const strtab *strings, const key *x, const key *y) {
     if (x->file == y->file) return 0;
     if (!strings) return x->file < y->file ? -1 : 1;
     return strcmp(strtab_get(strings, x->file), strtab_get(strings, y->file));
-}
-
-/* Decodes the next record of a stream (line_reader_next, inline for the compactions). */
-static inline const unsigned char *decode_next(const unsigned char *p, key *k, cg_cost *costs,
-                                               size_t nraw) {
-    unsigned header = *p++;
-    uint64_t n = header >> 1, v;
-    if (n == K_ESCAPE) p = get_varint(p, &n);
-    if (header & 1) {
-        p = get_varint(p, &v);
-        k->file = (uint32_t)v;
-    }
-    p = get_varint(p, &v);
-    k->addr += unzigzag(v);
-    p = get_varint(p, &v);
-    k->line += unzigzag(v);
-    size_t i = 0;
-    for (; i < n; i++) {
-        p = get_varint(p, &v);
-        costs[i] = (cg_cost)unzigzag(v);
-    }
-    for (; i < nraw; i++) costs[i] = 0;
-    return p;
 }
 
 static inline int ascending(const key *prev, const key *k) {
@@ -260,7 +229,7 @@ static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch
     const unsigned char *p = s->data;
     key k = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
-        p = decode_next(p, &k, d->costs + i * width, nraw);
+        p = decode_next(p, &k.file, &k.line, &k.addr, d->costs + i * width, nraw);
         if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
         d->keys[i] = k;
     }

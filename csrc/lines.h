@@ -19,6 +19,7 @@
 #include "callgrind.h"
 #include "status.h"
 #include "strtab.h"
+#include "varint.h"
 
 /* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
 #pragma GCC visibility push(hidden)
@@ -47,20 +48,6 @@ typedef struct line_scratch {
 
 enum { LINE_K_ESCAPE = 127 }; /* a header's cost count this large: the count follows */
 
-static inline unsigned char *line_put_varint(unsigned char *p, uint64_t v) {
-    while (v >= 0x80) {
-        *p++ = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (unsigned char)v;
-    return p;
-}
-
-/* Signed steps as small unsigned numbers: 0, -1, 1, -2... -> 0, 1, 2, 3... */
-static inline uint64_t line_zigzag(uint64_t v) {
-    return (v << 1) ^ (0 - (v >> 63));
-}
-
 /* The most bytes a record of `n` costs takes. */
 static inline size_t line_worst_case(size_t n) {
     return 1 + 10 * (4 + n);
@@ -77,11 +64,11 @@ static inline void line_encode(line_store *s, uint32_t file, uint64_t line, uint
     else if (!(addr > s->last_addr || (addr == s->last_addr && line > s->last_line)))
         s->runs++;
     *p++ = (unsigned char)(new_file | (n < LINE_K_ESCAPE ? n : LINE_K_ESCAPE) << 1);
-    if (n >= LINE_K_ESCAPE) p = line_put_varint(p, n);
-    if (new_file) p = line_put_varint(p, file);
-    p = line_put_varint(p, line_zigzag(addr - s->last_addr));
-    p = line_put_varint(p, line_zigzag(line - s->last_line));
-    for (size_t i = 0; i < n; i++) p = line_put_varint(p, line_zigzag((uint64_t)costs[i]));
+    if (n >= LINE_K_ESCAPE) p = put_varint(p, n);
+    if (new_file) p = put_varint(p, file);
+    p = put_varint(p, zigzag(addr - s->last_addr));
+    p = put_varint(p, zigzag(line - s->last_line));
+    for (size_t i = 0; i < n; i++) p = put_varint(p, zigzag((uint64_t)costs[i]));
     s->used += (size_t)(p - start);
     s->last_file = file;
     s->last_line = line;

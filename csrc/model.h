@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "callgrind.h"
+#include "hash.h"
 #include "idxtab.h"
 #include "lines.h"
 #include "strtab.h"
@@ -39,6 +40,30 @@ typedef struct jump_rec {
     uint64_t executed, taken;
     int conditional;
 } jump_rec;
+
+/* A call's identity (caller, callee, call site): equal calls are one record, counts summed. */
+static inline uint32_t call_rec_hash(uint64_t seed, const call_rec *k) {
+    uint64_t h = hash_combine(hash_combine(hash_combine(seed, k->caller), k->callee), k->file);
+    return (uint32_t)hash_mix(hash_combine(hash_combine(h, k->line), k->addr));
+}
+static inline int call_rec_same(const call_rec *a, const call_rec *b) {
+    return a->line == b->line && a->addr == b->addr && a->caller == b->caller &&
+           a->callee == b->callee && a->file == b->file;
+}
+
+/* A jump's identity (function, source, target, kind): equal jumps are one record. */
+static inline uint32_t jump_rec_hash(uint64_t seed, const jump_rec *k) {
+    uint64_t h = hash_combine(hash_combine(hash_combine(seed, k->fn), k->from_file), k->from_line);
+    h = hash_combine(hash_combine(h, k->from_addr), k->to_fn);
+    h = hash_combine(hash_combine(h, k->to_file), k->to_line);
+    h = hash_combine(hash_combine(h, k->to_addr), (uint64_t)k->conditional);
+    return (uint32_t)hash_mix(h);
+}
+static inline int jump_rec_same(const jump_rec *a, const jump_rec *b) {
+    return a->fn == b->fn && a->from_file == b->from_file && a->from_line == b->from_line &&
+           a->from_addr == b->from_addr && a->to_fn == b->to_fn && a->to_file == b->to_file &&
+           a->to_line == b->to_line && a->to_addr == b->to_addr && a->conditional == b->conditional;
+}
 
 typedef struct header_rec {
     uint32_t key, value; /* string ids */

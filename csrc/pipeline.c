@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "varint.h"
 #include "vec.h"
 
 /* A record is a head byte (the kind in the low bits; the function register and a flag above),
@@ -30,34 +31,6 @@ typedef struct call_op {
     call_rec key;
     uint32_t guessed, mapped;
 } call_op;
-
-static inline unsigned char *put_varint(unsigned char *at, uint64_t v) {
-    while (v >= 0x80) {
-        *at++ = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    *at++ = (unsigned char)v;
-    return at;
-}
-
-static inline const unsigned char *get_varint(const unsigned char *at, uint64_t *v) {
-    uint64_t r = 0;
-    int shift = 0;
-    while (*at & 0x80) {
-        r |= (uint64_t)(*at++ & 0x7f) << shift;
-        shift += 7;
-    }
-    *v = r | (uint64_t)*at++ << shift;
-    return at;
-}
-
-/* Differences of 64-bit values, modulo 2^64, small either way. */
-static inline uint64_t zigzag(uint64_t diff) {
-    return (diff << 1) ^ (uint64_t) - (int64_t)(diff >> 63);
-}
-static inline uint64_t unzigzag(uint64_t z) {
-    return (z >> 1) ^ (uint64_t) - (int64_t)(z & 1);
-}
 
 typedef struct block {
     struct block *next;

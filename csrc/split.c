@@ -131,39 +131,14 @@ int local_line(piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint6
                : 0;
 }
 
-static inline uint32_t call_hash(const call_rec *k) {
-    uint64_t h = hash_combine(hash_combine(hash_combine(HASH_SEED, k->caller), k->callee), k->file);
-    return (uint32_t)hash_mix(hash_combine(hash_combine(h, k->line), k->addr));
-}
-
-static inline int call_same(const call_rec *a, const call_rec *b) {
-    return a->line == b->line && a->addr == b->addr && a->caller == b->caller &&
-           a->callee == b->callee && a->file == b->file;
-}
-
-static inline uint32_t jump_hash(const jump_rec *k) {
-    uint64_t h =
-        hash_combine(hash_combine(hash_combine(HASH_SEED, k->fn), k->from_file), k->from_line);
-    h = hash_combine(hash_combine(h, k->from_addr), k->to_fn);
-    h = hash_combine(hash_combine(h, k->to_file), k->to_line);
-    h = hash_combine(hash_combine(h, k->to_addr), (uint64_t)k->conditional);
-    return (uint32_t)hash_mix(h);
-}
-
-static inline int jump_same(const jump_rec *a, const jump_rec *b) {
-    return a->fn == b->fn && a->from_file == b->from_file && a->from_line == b->from_line &&
-           a->from_addr == b->from_addr && a->to_fn == b->to_fn && a->to_file == b->to_file &&
-           a->to_line == b->to_line && a->to_addr == b->to_addr && a->conditional == b->conditional;
-}
-
 /* Doubles a table of record index + 1 (0 = free) over `n` records. */
 static int table_grow(uint32_t **tab, size_t *cap, size_t n, const void *recs, int calls) {
     size_t c = *cap ? 2 * *cap : 64;
     uint32_t *t = calloc(c, sizeof *t);
     if (!t) return -1;
     for (size_t i = 0; i < n; i++) {
-        uint32_t h = calls ? call_hash(&((const call_rec *)recs)[i])
-                           : jump_hash(&((const jump_rec *)recs)[i]);
+        uint32_t h = calls ? call_rec_hash(HASH_SEED, &((const call_rec *)recs)[i])
+                           : jump_rec_hash(HASH_SEED, &((const jump_rec *)recs)[i]);
         size_t s = h & (c - 1);
         while (t[s]) s = (s + 1) & (c - 1);
         t[s] = (uint32_t)i + 1;
@@ -181,8 +156,8 @@ int local_call(piece_build *pb, const call_rec *key, int guessed, const cg_cost 
         table_grow(&pb->ctab, &pb->ctab_cap, pb->ncalls, pb->calls, 1))
         return -1;
     size_t width = pb->nraw ? pb->nraw : 1;
-    size_t s = call_hash(key) & (pb->ctab_cap - 1);
-    while (pb->ctab[s] && !call_same(&pb->calls[pb->ctab[s] - 1], key))
+    size_t s = call_rec_hash(HASH_SEED, key) & (pb->ctab_cap - 1);
+    while (pb->ctab[s] && !call_rec_same(&pb->calls[pb->ctab[s] - 1], key))
         s = (s + 1) & (pb->ctab_cap - 1);
     cg_cost *row;
     if (pb->ctab[s]) {
@@ -217,8 +192,8 @@ int local_jump(piece_build *pb, const jump_rec *key) {
     if (2 * (pb->njumps + 1) > pb->jtab_cap &&
         table_grow(&pb->jtab, &pb->jtab_cap, pb->njumps, pb->jumps, 0))
         return -1;
-    size_t s = jump_hash(key) & (pb->jtab_cap - 1);
-    while (pb->jtab[s] && !jump_same(&pb->jumps[pb->jtab[s] - 1], key))
+    size_t s = jump_rec_hash(HASH_SEED, key) & (pb->jtab_cap - 1);
+    while (pb->jtab[s] && !jump_rec_same(&pb->jumps[pb->jtab[s] - 1], key))
         s = (s + 1) & (pb->jtab_cap - 1);
     if (pb->jtab[s]) {
         jump_rec *j = &pb->jumps[pb->jtab[s] - 1];

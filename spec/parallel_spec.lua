@@ -4,6 +4,7 @@
 local callgrind = require "callgrind"
 local fixtures = require "helpers.fixtures"
 local generated = require "helpers.generated"
+local model = require "helpers.model"
 
 -- Under ThreadSanitizer (make tsan) no child process can run, so no directory can be listed:
 -- the files named here stand for the rest, and fewer pieces are tried.
@@ -34,11 +35,7 @@ local function profile_files()
   return found
 end
 
-local function costs(record, method, events)
-  local out = {}
-  for i, ev in ipairs(events) do out[i] = tostring(record[method](record, ev)) end
-  return table.concat(out, ",")
-end
+local costs = model.costs
 
 local function fn_key(fn)
   return table.concat({ fn.name, tostring(fn.file), tostring(fn.object) }, "|")

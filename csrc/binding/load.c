@@ -57,6 +57,26 @@ static const cg_options *combine_options(lua_State *L, int idx, cg_options *opts
     return read_cycles(L, idx, opts) ? opts : NULL;
 }
 
+/* Section, part and thread numbers: any integer a double holds exactly and more. */
+#define MAX_SELECTOR 9.2e18
+
+/* The integer option `name` of the table at `idx`, from 1 to `max`: 1 with *out set when it is
+ * given, 0 when it is not; an error "opts.NAME must be RULE" for anything else. */
+static int integer_option(lua_State *L, int idx, const char *name, lua_Number max, const char *rule,
+                          lua_Number *out) {
+    lua_getfield(L, idx, name);
+    int given = !lua_isnil(L, -1);
+    if (given) {
+        lua_Number v = lua_tonumber(L, -1);
+        /* the range first: the cast that tests for an integer is defined only within it */
+        if (lua_type(L, -1) != LUA_TNUMBER || !(v >= 1 && v <= max) || v != (lua_Number)(int64_t)v)
+            luaL_error(L, "opts.%s must be %s", name, rule);
+        *out = v;
+    }
+    lua_pop(L, 1);
+    return given;
+}
+
 /* Reads the options table at `idx` (strict, progress, max_warnings, sections, cycles, threads,
  * chunk_size). */
 void read_load_options(lua_State *L, int idx, cg_options *opts, progress_ctx *ctx) {
@@ -80,38 +100,17 @@ void read_load_options(lua_State *L, int idx, cg_options *opts, progress_ctx *ct
         opts->max_warnings = (size_t)lua_tonumber(L, -1);
     }
     lua_pop(L, 1);
-    lua_getfield(L, idx, "threads");
-    if (!lua_isnil(L, -1)) {
-        lua_Number v = lua_tonumber(L, -1);
-        if (lua_type(L, -1) != LUA_TNUMBER || v < 1 || v > 1024 || v != (lua_Number)(int)v)
-            luaL_error(L, "opts.threads must be an integer from 1 to 1024");
+    lua_Number v;
+    if (integer_option(L, idx, "threads", 1024, "an integer from 1 to 1024", &v))
         opts->threads = (int)v;
-    }
-    lua_pop(L, 1);
-    lua_getfield(L, idx, "chunk_size");
-    if (!lua_isnil(L, -1)) {
-        lua_Number v = lua_tonumber(L, -1);
-        if (lua_type(L, -1) != LUA_TNUMBER || v < 1 || v > 1e9 || v != (lua_Number)(size_t)v)
-            luaL_error(L, "opts.chunk_size must be a positive integer");
+    if (integer_option(L, idx, "chunk_size", 1e9, "a positive integer", &v))
         opts->chunk_size = (size_t)v;
-    }
-    lua_pop(L, 1);
-    static const char *const selectors[] = {"section", "part", "thread"};
-    for (size_t i = 0; i < 3; i++) {
-        lua_getfield(L, idx, selectors[i]);
-        if (!lua_isnil(L, -1)) {
-            lua_Number v = lua_tonumber(L, -1);
-            if (lua_type(L, -1) != LUA_TNUMBER || v < 1 || v != (lua_Number)(uint64_t)v)
-                luaL_error(L, "opts.%s must be a positive integer", selectors[i]);
-            if (i == 0)
-                opts->section = (size_t)v;
-            else if (i == 1)
-                opts->part = (uint64_t)v;
-            else
-                opts->thread = (uint64_t)v;
-        }
-        lua_pop(L, 1);
-    }
+    if (integer_option(L, idx, "section", MAX_SELECTOR, "a positive integer", &v))
+        opts->section = (size_t)v;
+    if (integer_option(L, idx, "part", MAX_SELECTOR, "a positive integer", &v))
+        opts->part = (uint64_t)v;
+    if (integer_option(L, idx, "thread", MAX_SELECTOR, "a positive integer", &v))
+        opts->thread = (uint64_t)v;
     lua_getfield(L, idx, "progress");
     if (!lua_isnil(L, -1)) {
         luaL_argcheck(L, lua_type(L, -1) == LUA_TFUNCTION, idx, "opts.progress must be a function");

@@ -9,11 +9,13 @@ local function join(...)
   return table.concat(parts, "|")
 end
 
-local function costs(record, method, events)
+-- A record's costs of every event ("12,0,3"), by its method "cost", "self" or "inclusive".
+function model.costs(record, method, events)
   local out = {}
   for i, ev in ipairs(events) do out[i] = tostring(record[method](record, ev)) end
   return table.concat(out, ",")
 end
+local costs = model.costs
 
 function model.snapshot(prof)
   local events = prof:events()
