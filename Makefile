@@ -12,7 +12,12 @@ WARN         := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmi
 CPPFLAGS     += -D_POSIX_C_SOURCE=200809L
 # gzip input is inflated by ISA-L's igzip when it is installed (libisal-dev; about three times
 # zlib's speed), else by zlib: GZIP_BACKEND=zlib chooses zlib. The rockspec builds with zlib.
-GZIP_BACKEND ?= $(if $(wildcard /usr/include/isa-l/igzip_lib.h),isal,zlib)
+# Decided once per run, before `deps` may install ISA-L, so that every object and link of the
+# run agrees.
+ifeq ($(origin GZIP_BACKEND),undefined)
+GZIP_BACKEND := $(if $(wildcard /usr/include/isa-l/igzip_lib.h),isal,zlib)
+endif
+export GZIP_BACKEND
 GZIP_LIBS    := $(if $(filter isal,$(GZIP_BACKEND)),-lisal,-lz)
 CPPFLAGS     += $(if $(filter isal,$(GZIP_BACKEND)),-DCG_WITH_ISAL)
 LDLIBS       := $(GZIP_LIBS) -pthread
