@@ -30,6 +30,9 @@ static void free_record_state(builder *b) {
     idxtab_free(&b->fn_index);
     idxtab_free(&b->call_index);
     idxtab_free(&b->jump_index);
+    free(b->fn_by_name);
+    b->fn_by_name = NULL;
+    b->fn_by_name_cap = 0;
     free(b->fn_defined);
     free(b->call_guessed);
     free(b->cursors);
@@ -110,12 +113,20 @@ static int fn_eq(const void *ctx, uint32_t index, const void *key) {
     return a->name == b->name && a->file == b->file && a->object == b->object;
 }
 
+/* The cache entry of a name, the array grown (zeroed) to cover it; NULL when out of memory. */
+static fn_by_name_entry *fn_by_name(builder *b, uint32_t name) {
+    if (name < b->fn_by_name_cap) return &b->fn_by_name[name];
+    size_t cap = b->fn_by_name_cap, want = (size_t)name + 1;
+    if (VEC_RESERVE(b->fn_by_name, b->fn_by_name_cap, want)) return NULL;
+    memset(b->fn_by_name + cap, 0, (b->fn_by_name_cap - cap) * sizeof *b->fn_by_name);
+    return &b->fn_by_name[name];
+}
+
 status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object, uint32_t *fn) {
     cg_profile *p = b->p;
-    /* most calls go to a few callees: a small direct-mapped cache spares the hash probe */
-    fn_cache_entry *cached = &b->fn_cache[((name * 0x9e3779b1u) ^ (file * 0x85ebca6bu) ^ object) >>
-                                          (32 - FN_CACHE_BITS)];
-    if (cached->fn && cached->name == name && cached->file == file && cached->object == object) {
+    fn_by_name_entry *cached = fn_by_name(b, name);
+    if (!cached) return ST_NOMEM;
+    if (cached->fn && cached->file == file && cached->object == object) {
         *fn = cached->fn - 1;
         return ST_OK;
     }
@@ -125,7 +136,7 @@ status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object,
     size_t slot;
     int64_t found = idxtab_find(&b->fn_index, tag, fn_eq, p, &key, &slot);
     if (found >= 0) {
-        *cached = (fn_cache_entry){name, file, object, (uint32_t)found + 1};
+        *cached = (fn_by_name_entry){file, object, (uint32_t)found + 1};
         *fn = (uint32_t)found;
         return ST_OK;
     }
@@ -145,7 +156,7 @@ status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object,
     b->fn_defined[p->nfns] = 0;
     memset(&p->line_stores[p->nfns], 0, sizeof p->line_stores[p->nfns]);
     idxtab_put(&b->fn_index, slot, tag, (uint32_t)p->nfns);
-    *cached = (fn_cache_entry){name, file, object, (uint32_t)p->nfns + 1};
+    *cached = (fn_by_name_entry){file, object, (uint32_t)p->nfns + 1};
     *fn = (uint32_t)p->nfns++;
     return ST_OK;
 }

@@ -13,11 +13,11 @@
 /* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
 #pragma GCC visibility push(hidden)
 
-#define FN_CACHE_BITS 15
-
-typedef struct fn_cache_entry {
-    uint32_t name, file, object, fn; /* fn + 1, 0 = empty */
-} fn_cache_entry;
+/* The function last found under a name (a string id), tried before the hash index: a name is
+ * nearly always one function, so this is one memory access, and no two names share an entry. */
+typedef struct fn_by_name_entry {
+    uint32_t file, object, fn; /* fn + 1, 0 = empty */
+} fn_by_name_entry;
 
 /* What a function's next call and jump are expected to be: a new block of a function that was
  * read before repeats its records in the same order (callgrind's contexts, Xdebug's calls), so
@@ -41,7 +41,8 @@ typedef struct builder {
     cg_profile *p;
     uint64_t seed; /* of every hash table of the load */
     idxtab fn_index, call_index, jump_index;
-    fn_cache_entry fn_cache[1 << FN_CACHE_BITS];
+    fn_by_name_entry *fn_by_name; /* by name id */
+    size_t fn_by_name_cap;
     line_scratch scratch; /* for compacting line records */
     uint32_t block_fn;    /* the function of the last fn= block, or NO_INDEX */
     /* another thread interns strings while this one builds (pipeline.h): the strings are not

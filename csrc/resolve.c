@@ -143,7 +143,7 @@ static int drop_unreferenced(builder *b, const fault_site *site) {
     }
     free(renumber);
     idxtab_free(&b->fn_index); /* its indexes are stale now, and so is the cache */
-    memset(b->fn_cache, 0, sizeof b->fn_cache);
+    if (b->fn_by_name) memset(b->fn_by_name, 0, b->fn_by_name_cap * sizeof *b->fn_by_name);
     return 0;
 }
 
