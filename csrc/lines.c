@@ -139,11 +139,11 @@ int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t fi
 
 /* A stream to compact is a sorted prefix (what the last compaction wrote) followed by the
  * records appended since, which come in a few ascending runs (callgrind writes a function's
- * instructions in address order within each block; the stream counts its runs as they come).
- * Compaction decodes the records once; up to 16 runs, it merges them as record numbers, each
- * run in turn into the merge of those before it, summing equal positions as they meet; beyond,
- * it sums equal positions through a hash table and sorts the distinct ones. Either way equal
- * positions are summed in the order they were read. */
+ * instructions in address order within each basic block; the stream counts its runs as they
+ * come). Compaction decodes the records once; up to 16 runs, it merges them as record numbers,
+ * each run in turn into the merge of those before it, and copies what it can of the stream's
+ * bytes (put_merged); beyond, it sums equal positions through a hash table and sorts the
+ * distinct ones. Either way equal positions are summed in the order they were read. */
 
 typedef struct key {
     uint64_t addr, line;
@@ -200,13 +200,16 @@ static inline status add_row(cg_cost *sum, const cg_cost *row, size_t nraw) {
     return ST_OK;
 }
 
-/* The records decoded, where each run starts, and room for the merge. */
+/* The records of a stream to compact decoded: their positions, costs and bytes, where each run
+ * starts, and room for the merge. */
 typedef struct decoded {
     key *keys;
-    cg_cost *costs;   /* `width` per record */
-    uint32_t *starts; /* of the runs, and n after the last */
-    uint32_t *a, *b;  /* record numbers: the merge so far and the next one, or the hashed
-                       * positions and the sort's room */
+    cg_cost *costs;         /* `width` per record */
+    size_t *offsets;        /* of each record in the stream, and the end of the last */
+    uint32_t *starts;       /* of the runs, and n after the last */
+    uint32_t *a, *b;        /* record numbers: the merge so far and the next one, or the hashed
+                             * positions and the sort's room */
+    uint32_t *added, *tail; /* per record + 1: the next record added to the same one; the last */
     size_t n, width, runs;
 } decoded;
 
@@ -214,35 +217,42 @@ typedef struct decoded {
 static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch, size_t extra,
                          decoded *d) {
     size_t n = s->count, width = nraw ? nraw : 1;
-    /* per record: its key, its costs, at worst a run of its own, and two record numbers */
-    size_t per = sizeof(key) + width * sizeof(cg_cost) + 3 * sizeof(uint32_t);
+    /* per record: its key, costs and offset, at worst a run of its own, four record numbers */
+    size_t per = sizeof(key) + width * sizeof(cg_cost) + sizeof(size_t) + 5 * sizeof(uint32_t);
     if (n >= (SIZE_MAX - extra) / per - 1) return ST_NOMEM;
-    if (scratch_reserve(scratch, extra + n * per + sizeof(uint32_t))) return ST_NOMEM;
+    if (scratch_reserve(scratch, extra + n * per + sizeof(size_t) + sizeof(uint32_t)))
+        return ST_NOMEM;
     d->keys = (key *)((char *)scratch->mem + extra);
     d->costs = (cg_cost *)(d->keys + n);
-    d->starts = (uint32_t *)(d->costs + n * width);
+    d->offsets = (size_t *)(d->costs + n * width);
+    d->starts = (uint32_t *)(d->offsets + n + 1);
     d->a = d->starts + n + 1;
     d->b = d->a + n;
+    d->added = d->b + n;
+    d->tail = d->added + n;
     d->n = n;
     d->width = width;
     size_t runs = 0;
     const unsigned char *p = s->data;
     key k = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
+        d->offsets[i] = (size_t)(p - s->data);
+        d->added[i] = 0;
         p = decode_next(p, &k.file, &k.line, &k.addr, d->costs + i * width, nraw);
         if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
         d->keys[i] = k;
     }
+    d->offsets[n] = (size_t)(p - s->data);
     d->starts[runs] = (uint32_t)n;
     d->runs = runs;
     return ST_OK;
 }
 
-/* Up to 16 runs: each merged in turn into the merge of those before it, as record numbers; a
- * position met again is added to the row of its first record. Each run costs the records
- * merged so far once more. */
-static status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, size_t used,
-                            line_store *out) {
+/* Up to 16 runs (callgrind's blocks): each merged in turn into the merge of those before it,
+ * as record numbers; a position met again is noted on its first record (d->added, in reading
+ * order), to be added to it on the way out. Each run costs the records merged so far once
+ * more. Returns how many records the merge keeps, in d->a. */
+static size_t merge_in_turn(decoded *d, const strtab *strings) {
     const key *keys = d->keys;
     uint32_t *acc = d->a, *next = d->b;
     size_t len = d->starts[1];
@@ -254,9 +264,12 @@ static status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, size
             while (ai < len && (c = key_cmp(strings, &keys[acc[ai]], &keys[j])) < 0)
                 next[m++] = acc[ai++];
             if (ai < len && c == 0) {
-                if (add_row(d->costs + (size_t)acc[ai] * d->width, d->costs + (size_t)j * d->width,
-                            nraw))
-                    return ST_OVERFLOW;
+                uint32_t to = acc[ai];
+                if (d->added[to])
+                    d->added[d->tail[to] - 1] = j + 1;
+                else
+                    d->added[to] = j + 1;
+                d->tail[to] = j + 1;
                 next[m++] = acc[ai++];
             } else {
                 next[m++] = j;
@@ -268,10 +281,46 @@ static status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, size
         next = t;
         len = m;
     }
-    if (put_room(out, used, d->n, len)) return ST_NOMEM;
-    for (size_t i = 0; i < len; i++) {
-        status rc = put_record(out, &keys[acc[i]], d->costs + (size_t)acc[i] * d->width, nraw);
+    if (acc != d->a) memcpy(d->a, acc, len * sizeof *acc);
+    return len;
+}
+
+/* The merge written out. Callgrind writes a function's basic blocks in no particular order,
+ * each block's instructions in address order, and blocks meet at a position or two: most
+ * records of the merge follow the record they followed in the stream and have nothing added to
+ * them, so their bytes are still right and are copied with their like neighbours. The others
+ * (a run's first record, a position read more than once) are summed in reading order and
+ * encoded again. */
+static status put_merged(const line_store *s, decoded *d, size_t len, size_t nraw,
+                         line_store *out) {
+    const uint32_t *order = d->a;
+    if (put_room(out, s->used, d->n, len)) return ST_NOMEM;
+    size_t i = 0;
+    while (i < len) {
+        uint32_t j = order[i];
+        size_t m = 0; /* records from j on whose bytes are right as they are */
+        while (i + m < len && order[i + m] == j + m && !d->added[j + m] &&
+               (i + m ? order[i + m - 1] + 1 == j + m : j == 0))
+            m++;
+        if (m) {
+            size_t bytes = d->offsets[j + m] - d->offsets[j];
+            if (line_reserve(out, bytes)) return ST_NOMEM;
+            memcpy(out->data + out->used, s->data + d->offsets[j], bytes);
+            out->used += bytes;
+            out->count += (uint32_t)m;
+            const key *last = &d->keys[j + m - 1];
+            out->last_file = last->file;
+            out->last_line = last->line;
+            out->last_addr = last->addr;
+            i += m;
+            continue;
+        }
+        cg_cost *row = d->costs + (size_t)j * d->width;
+        for (uint32_t more = d->added[j]; more; more = d->added[more - 1])
+            if (add_row(row, d->costs + (size_t)(more - 1) * d->width, nraw)) return ST_OVERFLOW;
+        status rc = put_record(out, &d->keys[j], row, nraw);
         if (rc) return rc;
+        i++;
     }
     return ST_OK;
 }
@@ -337,18 +386,19 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
     /* merging in turn costs about runs * distinct steps, hashing n probes and a sort of the
      * distinct positions: in turn is the cheaper at the few runs of callgrind's blocks */
     enum { IN_TURN_RUNS = 16 };
+    line_store out;
+    memset(&out, 0, sizeof out);
     size_t slots = hash_slots(s->count);
     if (slots > SIZE_MAX / 4 / sizeof(uint32_t)) return ST_NOMEM;
     decoded d;
     status rc = decode_all(s, nraw, scratch, slots * sizeof(uint32_t), &d);
     if (rc) return rc;
-    line_store out;
-    memset(&out, 0, sizeof out);
     /* the runs as decoded: records of one address and line in several files, which the last
      * compaction ordered by name, may break the stream's own count of them */
-    rc = d.runs <= IN_TURN_RUNS
-             ? merge_in_turn(&d, strings, nraw, s->used, &out)
-             : merge_hashed(&d, strings, nraw, s->used, scratch->mem, slots, scratch->seed, &out);
+    if (d.runs <= IN_TURN_RUNS)
+        rc = put_merged(s, &d, merge_in_turn(&d, strings), nraw, &out);
+    else
+        rc = merge_hashed(&d, strings, nraw, s->used, scratch->mem, slots, scratch->seed, &out);
     if (rc) {
         line_store_free(&out);
         return rc;
