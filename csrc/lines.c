@@ -204,12 +204,12 @@ static inline status add_row(cg_cost *sum, const cg_cost *row, size_t nraw) {
  * starts, and room for the merge. */
 typedef struct decoded {
     key *keys;
-    cg_cost *costs;         /* `width` per record */
-    size_t *offsets;        /* of each record in the stream, and the end of the last */
-    uint32_t *starts;       /* of the runs, and n after the last */
-    uint32_t *a, *b;        /* record numbers: the merge so far and the next one, or the hashed
-                             * positions and the sort's room */
-    uint32_t *added, *tail; /* per record + 1: the next record added to the same one; the last */
+    cg_cost *costs;        /* `width` per record */
+    size_t *offsets;       /* of each record in the stream, and the end of the last */
+    uint32_t *starts;      /* of the runs, and n after the last */
+    uint32_t *a, *b;       /* record numbers: the merge so far and the next one, or the hashed
+                            * positions and the sort's room */
+    unsigned char *summed; /* per record: another record was added to it */
     size_t n, width, runs;
 } decoded;
 
@@ -217,8 +217,9 @@ typedef struct decoded {
 static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch, size_t extra,
                          decoded *d) {
     size_t n = s->count, width = nraw ? nraw : 1;
-    /* per record: its key, costs and offset, at worst a run of its own, four record numbers */
-    size_t per = sizeof(key) + width * sizeof(cg_cost) + sizeof(size_t) + 5 * sizeof(uint32_t);
+    /* per record: its key, costs and offset, at worst a run of its own, two record numbers and
+     * whether it was summed */
+    size_t per = sizeof(key) + width * sizeof(cg_cost) + sizeof(size_t) + 3 * sizeof(uint32_t) + 1;
     if (n >= (SIZE_MAX - extra) / per - 1) return ST_NOMEM;
     if (scratch_reserve(scratch, extra + n * per + sizeof(size_t) + sizeof(uint32_t)))
         return ST_NOMEM;
@@ -228,8 +229,7 @@ static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch
     d->starts = (uint32_t *)(d->offsets + n + 1);
     d->a = d->starts + n + 1;
     d->b = d->a + n;
-    d->added = d->b + n;
-    d->tail = d->added + n;
+    d->summed = (unsigned char *)(d->b + n);
     d->n = n;
     d->width = width;
     size_t runs = 0;
@@ -237,7 +237,7 @@ static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch
     key k = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         d->offsets[i] = (size_t)(p - s->data);
-        d->added[i] = 0;
+        d->summed[i] = 0;
         p = decode_next(p, &k.file, &k.line, &k.addr, d->costs + i * width, nraw);
         if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
         d->keys[i] = k;
@@ -249,10 +249,10 @@ static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch
 }
 
 /* Up to 16 runs (callgrind's blocks): each merged in turn into the merge of those before it,
- * as record numbers; a position met again is noted on its first record (d->added, in reading
- * order), to be added to it on the way out. Each run costs the records merged so far once
- * more. Returns how many records the merge keeps, in d->a. */
-static size_t merge_in_turn(decoded *d, const strtab *strings) {
+ * as record numbers; a position met again is added to the row of its first record (in reading
+ * order), which is marked as summed. Each run costs the records merged so far once more. The
+ * number of records the merge keeps goes to *len, their order to d->a. */
+static status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, size_t *len_out) {
     const key *keys = d->keys;
     uint32_t *acc = d->a, *next = d->b;
     size_t len = d->starts[1];
@@ -264,12 +264,10 @@ static size_t merge_in_turn(decoded *d, const strtab *strings) {
             while (ai < len && (c = key_cmp(strings, &keys[acc[ai]], &keys[j])) < 0)
                 next[m++] = acc[ai++];
             if (ai < len && c == 0) {
-                uint32_t to = acc[ai];
-                if (d->added[to])
-                    d->added[d->tail[to] - 1] = j + 1;
-                else
-                    d->added[to] = j + 1;
-                d->tail[to] = j + 1;
+                if (add_row(d->costs + (size_t)acc[ai] * d->width, d->costs + (size_t)j * d->width,
+                            nraw))
+                    return ST_OVERFLOW;
+                d->summed[acc[ai]] = 1;
                 next[m++] = acc[ai++];
             } else {
                 next[m++] = j;
@@ -282,16 +280,16 @@ static size_t merge_in_turn(decoded *d, const strtab *strings) {
         len = m;
     }
     if (acc != d->a) memcpy(d->a, acc, len * sizeof *acc);
-    return len;
+    *len_out = len;
+    return ST_OK;
 }
 
 /* The merge written out. Callgrind writes a function's basic blocks in no particular order,
  * each block's instructions in address order, and blocks meet at a position or two: most
  * records of the merge follow the record they followed in the stream and have nothing added to
  * them, so their bytes are still right and are copied with their like neighbours. The others
- * (a run's first record, a position read more than once) are summed in reading order and
- * encoded again. */
-static status put_merged(const line_store *s, decoded *d, size_t len, size_t nraw,
+ * (a run's first record, a position read more than once) are encoded again. */
+static status put_merged(const line_store *s, const decoded *d, size_t len, size_t nraw,
                          line_store *out) {
     const uint32_t *order = d->a;
     if (put_room(out, s->used, d->n, len)) return ST_NOMEM;
@@ -299,7 +297,7 @@ static status put_merged(const line_store *s, decoded *d, size_t len, size_t nra
     while (i < len) {
         uint32_t j = order[i];
         size_t m = 0; /* records from j on whose bytes are right as they are */
-        while (i + m < len && order[i + m] == j + m && !d->added[j + m] &&
+        while (i + m < len && order[i + m] == j + m && !d->summed[j + m] &&
                (i + m ? order[i + m - 1] + 1 == j + m : j == 0))
             m++;
         if (m) {
@@ -315,10 +313,7 @@ static status put_merged(const line_store *s, decoded *d, size_t len, size_t nra
             i += m;
             continue;
         }
-        cg_cost *row = d->costs + (size_t)j * d->width;
-        for (uint32_t more = d->added[j]; more; more = d->added[more - 1])
-            if (add_row(row, d->costs + (size_t)(more - 1) * d->width, nraw)) return ST_OVERFLOW;
-        status rc = put_record(out, &d->keys[j], row, nraw);
+        status rc = put_record(out, &d->keys[j], d->costs + (size_t)j * d->width, nraw);
         if (rc) return rc;
         i++;
     }
@@ -395,10 +390,13 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
     if (rc) return rc;
     /* the runs as decoded: records of one address and line in several files, which the last
      * compaction ordered by name, may break the stream's own count of them */
-    if (d.runs <= IN_TURN_RUNS)
-        rc = put_merged(s, &d, merge_in_turn(&d, strings), nraw, &out);
-    else
+    size_t len;
+    if (d.runs <= IN_TURN_RUNS) {
+        rc = merge_in_turn(&d, strings, nraw, &len);
+        if (!rc) rc = put_merged(s, &d, len, nraw, &out);
+    } else {
         rc = merge_hashed(&d, strings, nraw, s->used, scratch->mem, slots, scratch->seed, &out);
+    }
     if (rc) {
         line_store_free(&out);
         return rc;
