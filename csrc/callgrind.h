@@ -168,8 +168,10 @@ size_t cg_function_jump_in_count(const cg_profile *p, size_t fn);
 size_t cg_function_jump_in(const cg_profile *p, size_t fn, size_t i);
 
 /* First function with this name (and file/object when not NULL), or CG_NONE; `after` lets a
- * caller walk all matches: pass CG_NONE first, then the previous result. */
-size_t cg_find_function(const cg_profile *p, const char *name, const char *file, const char *object,
+ * caller walk all matches: pass CG_NONE first, then the previous result. The first lookup puts
+ * the functions in name order (kept with the profile), so that the next ones are a binary
+ * search. */
+size_t cg_find_function(cg_profile *p, const char *name, const char *file, const char *object,
                         size_t after);
 
 /* ---- Calls (one record per caller, callee and call site) ---------------------------------- */

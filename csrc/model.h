@@ -135,7 +135,7 @@ struct cg_profile {
     uint32_t *cycle_begin, *cycle_members;
     size_t ncycles;
     uint32_t *cycle_names; /* string ids */
-    uint32_t *name_order;  /* function indexes sorted by name, for lookups */
+    uint32_t *name_order;  /* function indexes sorted by name: made by the first lookup */
 
     char **warnings;
     size_t nwarnings, warnings_cap, max_warnings;
@@ -183,6 +183,8 @@ static inline int count_add(uint64_t *acc, uint64_t v) {
 
 /* profile.c */
 cg_profile *profile_new(uint64_t seed);
+/* The functions in name order (name_order.h), made on first use; NULL when out of memory. */
+const uint32_t *profile_name_order(cg_profile *p);
 /* Records a warning (kept up to max_warnings, then only counted); -1 when out of memory. */
 int profile_warn(cg_profile *p, const char *message);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "name_order.h"
 #include "vec.h"
 
 /* ---- cost arrays ---- */
@@ -91,7 +92,8 @@ size_t cg_profile_bytes(const cg_profile *p) {
     for (size_t i = 0; i < sizeof costs / sizeof *costs; i++)
         n += costs[i]->cap * p->nraw * sizeof(cg_cost);
     /* the call graph indexes: begin offsets per function, one entry per call or jump */
-    n += (4 * (p->nfns + 2) + 2 * p->ncalls + 2 * p->njumps + 2 * p->nfns) * sizeof(uint32_t);
+    n += (4 * (p->nfns + 2) + 2 * p->ncalls + 2 * p->njumps + p->nfns) * sizeof(uint32_t);
+    if (p->name_order) n += p->nfns * sizeof *p->name_order;
     for (size_t f = 0; f < p->nfns; f++) n += line_store_bytes(&p->line_stores[f]);
     n += p->strings.mem.allocated + p->strings.cap * sizeof *p->strings.entries +
          (p->strings.index.mask ? (p->strings.index.mask + 1) * sizeof(uint64_t) : 0);
@@ -222,30 +224,48 @@ FIELD_ACCESSOR(size_t, cg_function_line_count, line_stores, count)
 RANGE_ACCESSORS(jump, jump_begin, jump_index)
 RANGE_ACCESSORS(jump_in, jump_in_begin, jump_in_index)
 
-size_t cg_find_function(const cg_profile *p, const char *name, const char *file, const char *object,
-                        size_t after) {
-    /* binary search for the first function of that name in name order */
-    size_t lo = 0, hi = p->nfns;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(STR(p->fns[p->name_order[mid]].name), name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+const uint32_t *profile_name_order(cg_profile *p) {
+    if (!p->name_order) p->name_order = name_order_build(p);
+    return p->name_order;
+}
+
+/* The first function from `from` on, in `order` (or index order when NULL), with that name, file
+ * and object, or CG_NONE. */
+static size_t match_from(const cg_profile *p, const uint32_t *order, size_t from, const char *name,
+                         const char *file, const char *object, size_t after) {
     int passed = after == CG_NONE;
-    for (size_t i = lo; i < p->nfns; i++) {
-        const fn_rec *f = &p->fns[p->name_order[i]];
-        if (strcmp(STR(f->name), name) != 0) break;
+    for (size_t i = from; i < p->nfns; i++) {
+        size_t fn = order ? order[i] : i;
+        const fn_rec *f = &p->fns[fn];
+        if (strcmp(STR(f->name), name) != 0) {
+            if (order) break;
+            continue;
+        }
         if (!passed) {
-            passed = p->name_order[i] == after;
+            passed = fn == after;
             continue;
         }
         if (file && strcmp(STR(f->file), file) != 0) continue;
         if (object && strcmp(STR(f->object), object) != 0) continue;
-        return p->name_order[i];
+        return fn;
     }
     return CG_NONE;
+}
+
+size_t cg_find_function(cg_profile *p, const char *name, const char *file, const char *object,
+                        size_t after) {
+    const uint32_t *order = profile_name_order(p);
+    if (!order) return match_from(p, NULL, 0, name, file, object, after); /* out of memory */
+    /* binary search for the first function of that name in name order */
+    size_t lo = 0, hi = p->nfns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(STR(p->fns[order[mid]].name), name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return match_from(p, order, lo, name, file, object, after);
 }
 
 /* ---- calls ---- */

@@ -34,7 +34,7 @@ static cg_cost cost(const cg_profile *p, const cg_cost *row, const char *event) 
     return v;
 }
 
-static void check_extended(const cg_profile *p) {
+static void check_extended(cg_profile *p) {
     CHECK_INT(1, cg_raw_event_count(p));
     CHECK_STR("Instructions", cg_event_name(p, 0));
     CHECK_INT(820, cost(p, cg_total_costs(p), "Instructions"));

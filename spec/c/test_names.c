@@ -43,14 +43,26 @@ int main(void) {
     CHECK(p != NULL);
     if (!p) return ctest_report("test_names");
     CHECK_INT(NNAMES, p->nfns);
+    CHECK(p->name_order == NULL); /* made by the first lookup, not by the load */
+    const uint32_t *order = profile_name_order(p);
+    CHECK(order != NULL && order == p->name_order);
+    if (!order) return ctest_report("test_names");
     for (size_t i = 1; i < p->nfns; i++) {
-        const char *a = strtab_get(&p->strings, p->fns[p->name_order[i - 1]].name);
-        const char *b = strtab_get(&p->strings, p->fns[p->name_order[i]].name);
+        const char *a = strtab_get(&p->strings, p->fns[order[i - 1]].name);
+        const char *b = strtab_get(&p->strings, p->fns[order[i]].name);
         int c = strcmp(a, b);
-        CHECK(c < 0 || (c == 0 && p->name_order[i - 1] < p->name_order[i]));
+        CHECK(c < 0 || (c == 0 && order[i - 1] < order[i]));
     }
-    CHECK_STR("0x00000000", strtab_get(&p->strings, p->fns[p->name_order[1]].name));
-    CHECK_STR("b\xc3\xa9", strtab_get(&p->strings, p->fns[p->name_order[NNAMES - 6]].name));
+    CHECK_STR("0x00000000", strtab_get(&p->strings, p->fns[order[1]].name));
+    CHECK_STR("b\xc3\xa9", strtab_get(&p->strings, p->fns[order[NNAMES - 6]].name));
+    /* lookups walk the functions of one name in the order they were met */
+    size_t first = cg_find_function(p, "main", NULL, NULL, CG_NONE);
+    size_t second = cg_find_function(p, "main", NULL, NULL, first);
+    CHECK_INT(15, first);
+    CHECK_INT(16, second);
+    CHECK_INT(CG_NONE, cg_find_function(p, "main", NULL, NULL, second));
+    CHECK_INT(16, cg_find_function(p, "main", "f16.c", NULL, CG_NONE));
+    CHECK_INT(CG_NONE, cg_find_function(p, "mai", NULL, NULL, CG_NONE));
     cg_profile_free(p);
     return ctest_report("test_names");
 }
