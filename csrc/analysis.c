@@ -272,57 +272,6 @@ static int inclusive_costs(analysis *a) {
     return 0;
 }
 
-/* Puts the calls of each caller next to each other, in file order, so that walking a
- * function's callees reads memory in sequence. The records move in place, by swaps, so the
- * calls and their costs are never held twice: position i takes its call from wherever that
- * call is by now (`at`), and the call it held goes there. The positions to read are known ahead
- * of time (unlike when following the permutation's cycles, where each step waits for the
- * last), so they are fetched in advance: with a million calls each is a cache miss. */
-static int order_calls_by_caller(analysis *a) {
-    cg_profile *p = a->p;
-    size_t n = p->ncalls, w = p->nraw;
-    uint32_t *begin, *index; /* index[i]: the call that goes to position i */
-    if (group_by(p->nfns, n, p->calls, sizeof *p->calls, offsetof(call_rec, caller), &begin,
-                 &index))
-        return nomem(a);
-    free(begin);
-    uint32_t *at = malloc((n ? n : 1) * sizeof *at);     /* at[k]: where call k is now */
-    uint32_t *held = malloc((n ? n : 1) * sizeof *held); /* held[i]: the call at position i */
-    if (!at || !held) {
-        free(index);
-        free(at);
-        free(held);
-        return nomem(a);
-    }
-    for (size_t k = 0; k < n; k++) at[k] = held[k] = (uint32_t)k;
-    enum { AHEAD = 16 };
-    cg_cost row[MAX_RAW_EVENTS];
-    for (size_t i = 0; i < n; i++) {
-        if (i + 2 * AHEAD < n) __builtin_prefetch(&at[index[i + 2 * AHEAD]]);
-        if (i + AHEAD < n) {
-            uint32_t ahead = at[index[i + AHEAD]];
-            __builtin_prefetch(&p->calls[ahead], 1);
-            __builtin_prefetch(costs_row(&p->call_costs, w, ahead), 1);
-        }
-        uint32_t k = index[i], from = at[k];
-        if (from == i) continue;
-        call_rec call = p->calls[i];
-        p->calls[i] = p->calls[from];
-        p->calls[from] = call;
-        memcpy(row, costs_row(&p->call_costs, w, i), w * sizeof *row);
-        memcpy(costs_row(&p->call_costs, w, i), costs_row(&p->call_costs, w, from),
-               w * sizeof *row);
-        memcpy(costs_row(&p->call_costs, w, from), row, w * sizeof *row);
-        uint32_t moved = held[i]; /* goes where k was */
-        held[from] = moved;
-        at[moved] = from;
-    }
-    free(index);
-    free(at);
-    free(held);
-    return 0;
-}
-
 /* Without cycle detection no function is in a cycle, and there are none to list. */
 static int no_cycles(analysis *a) {
     cg_profile *p = a->p;
@@ -336,7 +285,7 @@ static int no_cycles(analysis *a) {
 
 int analysis_run(cg_profile *p, line_scratch *scratch, const fault_site *site, uint64_t line) {
     analysis a = {p, site, line};
-    if (order_calls_by_caller(&a)) return -1;
+    /* the calls come numbered by caller (build_number), so the callee index is the identity */
     if (group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, caller),
                  &p->callee_begin, &p->callee_index) ||
         group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, callee),

@@ -24,25 +24,20 @@ status builder_init(builder *b, const section_choice *choice, size_t max_warning
     return ST_OK;
 }
 
-/* The per-record state: which records come next, which functions have blocks, which callees
- * were guessed (resolve.c is done with them), and the indexes that merge records. */
+/* The per-record state: the calls and jumps not yet numbered, which functions have blocks,
+ * which callees were guessed (resolve.c is done with them), and the index of functions. */
 static void free_record_state(builder *b) {
     idxtab_free(&b->fn_index);
-    idxtab_free(&b->call_index);
-    idxtab_free(&b->jump_index);
     free(b->fn_by_name);
     b->fn_by_name = NULL;
     b->fn_by_name_cap = 0;
     free(b->fn_defined);
     free(b->call_guessed);
-    free(b->cursors);
-    free(b->call_next);
-    free(b->jump_next);
+    for (size_t f = 0; f < b->nrecs; f++) fn_records_free(&b->recs[f]);
+    free(b->recs);
     b->fn_defined = b->call_guessed = NULL;
-    b->cursors = NULL;
-    b->call_next = b->jump_next = NULL;
-    b->fn_defined_cap = b->call_guessed_cap = b->cursors_cap = 0;
-    b->call_next_cap = b->jump_next_cap = 0;
+    b->recs = NULL;
+    b->fn_defined_cap = b->call_guessed_cap = b->nrecs = b->recs_cap = 0;
 }
 
 void builder_free(builder *b) {
@@ -144,13 +139,8 @@ status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object,
     if (idxtab_grow(&b->fn_index) || VEC_RESERVE(p->fns, p->fns_cap, p->nfns + 1) ||
         VEC_RESERVE(b->fn_defined, b->fn_defined_cap, p->nfns + 1) ||
         VEC_RESERVE(p->line_stores, p->line_stores_cap, p->nfns + 1) ||
-        VEC_RESERVE(b->cursors, b->cursors_cap, p->nfns + 1) ||
         costs_add_row(&p->fn_self, p->nraw, &row))
         return ST_NOMEM;
-    fn_cursor *cur = &b->cursors[p->nfns];
-    cur->first_call = cur->last_call = cur->next_call = NO_INDEX;
-    cur->first_jump = cur->last_jump = cur->next_jump = NO_INDEX;
-    cur->new_calls = cur->new_jumps = 0;
     (void)idxtab_find(&b->fn_index, tag, fn_eq, p, &key, &slot);
     p->fns[p->nfns] = key;
     b->fn_defined[p->nfns] = 0;
@@ -168,15 +158,7 @@ void build_defined(builder *b, uint32_t fn) {
         line_leave(&b->p->line_stores[b->block_fn]);
     b->block_fn = fn;
     /* a new block of the function: expect its calls and jumps in the order seen before */
-    fn_cursor *cur = &b->cursors[fn];
-    cur->next_call = cur->first_call;
-    cur->next_jump = cur->first_jump;
-}
-
-void build_expect_again(builder *b, uint32_t fn) {
-    fn_cursor *cur = &b->cursors[fn];
-    cur->next_call = cur->first_call;
-    cur->next_jump = cur->first_jump;
+    if (fn < b->nrecs) fn_records_again(&b->recs[fn]);
 }
 
 /* ---- line costs ---- */
@@ -228,169 +210,78 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
 
 /* ---- calls and jumps ---- */
 
-/* A new call or jump of a function comes after its last one in reading order; the record
- * expected next is unknown until one matches again. */
-static void chain(uint32_t *next, uint32_t *first, uint32_t *last, uint32_t *expected,
-                  uint32_t rec) {
-    next[rec] = NO_INDEX;
-    if (*last != NO_INDEX)
-        next[*last] = rec;
-    else
-        *first = rec;
-    *last = rec;
-    *expected = NO_INDEX;
-}
-
-/* The call or jump equal to `key`: the record expected next (a new block of a function
- * repeats the records of the last one in order), else the one the index finds; -1 and *tag and
- * *slot for idxtab_put when there is none. */
-static inline int64_t find_record(const builder *b, const idxtab *index, uint32_t expected,
-                                  idxtab_eq_fn eq, uint32_t (*tag_of)(uint64_t, const void *),
-                                  const void *key, uint32_t *tag, size_t *slot) {
-    *tag = 0;
-    *slot = 0;
-    if (expected != NO_INDEX && eq(b->p, expected, key)) return expected;
-    *tag = tag_of(b->seed, key);
-    return idxtab_find(index, *tag, eq, b->p, key, slot);
-}
-
-static uint32_t call_tag(uint64_t seed, const void *k) {
-    return call_rec_hash(seed, k);
-}
-
-static uint32_t jump_tag(uint64_t seed, const void *k) {
-    return jump_rec_hash(seed, k);
-}
-
-static int call_eq(const void *ctx, uint32_t index, const void *key) {
-    return call_rec_same(&((const cg_profile *)ctx)->calls[index], key);
-}
-
-/* Puts the records of a chain (calls or jumps of one function, added by build_*_new) into
- * the hash index, once: `pending` (the cursor's new_calls or new_jumps) is cleared. */
-static status index_chain(builder *b, uint32_t *pending, idxtab *index, uint32_t first,
-                          const uint32_t *next, idxtab_eq_fn eq,
-                          uint32_t (*tag_of)(uint64_t, const void *), const void *records,
-                          size_t size) {
-    if (!*pending) return ST_OK;
-    *pending = 0;
-    for (uint32_t r = first; r != NO_INDEX; r = next[r]) {
-        const void *rec = (const char *)records + (size_t)r * size;
-        uint32_t tag = tag_of(b->seed, rec);
-        size_t slot = 0;
-        if (idxtab_grow(index)) return ST_NOMEM;
-        (void)idxtab_find(index, tag, eq, b->p, rec, &slot);
-        idxtab_put(index, slot, tag, r);
-    }
-    return ST_OK;
-}
-
-/* A new call at the end of the calls and of its caller's chain, with a zero cost row; putting
- * it in the hash index is the caller's choice. */
-static status append_call(builder *b, fn_cursor *cur, const call_rec *key, int guessed,
-                          cg_cost **row_out, uint32_t *added) {
-    cg_profile *p = b->p;
-    size_t row;
-    if (VEC_RESERVE(p->calls, p->calls_cap, p->ncalls + 1) ||
-        VEC_RESERVE(b->call_guessed, b->call_guessed_cap, p->ncalls + 1) ||
-        VEC_RESERVE(b->call_next, b->call_next_cap, p->ncalls + 1) ||
-        costs_add_row(&p->call_costs, p->nraw, &row))
-        return ST_NOMEM;
-    uint32_t c = (uint32_t)p->ncalls;
-    b->call_guessed[c] = (unsigned char)guessed;
-    chain(b->call_next, &cur->first_call, &cur->last_call, &cur->next_call, c);
-    p->calls[c] = *key;
-    p->ncalls++;
-    *row_out = costs_row(&p->call_costs, p->nraw, row);
-    *added = c;
-    return ST_OK;
+/* The lists of function `fn` (every function before it gets empty ones). */
+static fn_records *records_of(builder *b, uint32_t fn) {
+    if (fn < b->nrecs) return &b->recs[fn];
+    size_t n = b->p->nfns > (size_t)fn + 1 ? b->p->nfns : (size_t)fn + 1;
+    if (VEC_RESERVE(b->recs, b->recs_cap, n)) return NULL;
+    memset(&b->recs[b->nrecs], 0, (n - b->nrecs) * sizeof *b->recs);
+    b->nrecs = n;
+    return &b->recs[fn];
 }
 
 status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row_out) {
-    cg_profile *p = b->p;
-    fn_cursor *cur = &b->cursors[key->caller];
-    size_t slot;
-    uint32_t tag;
-    if (index_chain(b, &cur->new_calls, &b->call_index, cur->first_call, b->call_next, call_eq,
-                    call_tag, p->calls, sizeof *p->calls))
-        return ST_NOMEM;
-    int64_t found =
-        find_record(b, &b->call_index, cur->next_call, call_eq, call_tag, key, &tag, &slot);
-    if (found >= 0) {
-        cur->next_call = b->call_next[found];
-        *row_out = costs_row(&p->call_costs, p->nraw, (size_t)found);
-        /* one occurrence that names the callee's file settles it */
-        b->call_guessed[found] &= (unsigned char)guessed;
-        return count_add(&p->calls[found].count, key->count) ? ST_OVERFLOW : ST_OK;
-    }
-    uint32_t c;
-    if (idxtab_grow(&b->call_index) || append_call(b, cur, key, guessed, row_out, &c))
-        return ST_NOMEM;
-    (void)idxtab_find(&b->call_index, tag, call_eq, p, key, &slot);
-    idxtab_put(&b->call_index, slot, tag, c);
-    return ST_OK;
-}
-
-static int jump_eq(const void *ctx, uint32_t index, const void *key) {
-    return jump_rec_same(&((const cg_profile *)ctx)->jumps[index], key);
-}
-
-/* A new jump at the end of the jumps and of its function's chain; putting it in the hash
- * index is the caller's choice. */
-static status append_jump(builder *b, fn_cursor *cur, const jump_rec *key, uint32_t *added) {
-    cg_profile *p = b->p;
-    if (VEC_RESERVE(p->jumps, p->jumps_cap, p->njumps + 1) ||
-        VEC_RESERVE(b->jump_next, b->jump_next_cap, p->njumps + 1))
-        return ST_NOMEM;
-    uint32_t j = (uint32_t)p->njumps;
-    chain(b->jump_next, &cur->first_jump, &cur->last_jump, &cur->next_jump, j);
-    p->jumps[j] = *key;
-    p->njumps++;
-    *added = j;
-    return ST_OK;
+    fn_records *r = records_of(b, key->caller);
+    if (!r) return ST_NOMEM;
+    return call_list_add(&r->calls, b->seed, b->p->nraw, key, guessed, row_out);
 }
 
 status build_jump(builder *b, const jump_rec *key) {
+    fn_records *r = records_of(b, key->fn);
+    if (!r) return ST_NOMEM;
+    return jump_list_add(&r->jumps, b->seed, key);
+}
+
+status build_take_records(builder *b, uint32_t fn, fn_records *from) {
+    fn_records *r = records_of(b, fn);
+    if (!r) return ST_NOMEM;
+    status c = call_list_take(&r->calls, &from->calls, b->seed, b->p->nraw);
+    if (c == ST_NOMEM) return c;
+    status j = jump_list_take(&r->jumps, &from->jumps, b->seed);
+    return j ? j : c;
+}
+
+status build_number(builder *b) {
     cg_profile *p = b->p;
-    fn_cursor *cur = &b->cursors[key->fn];
-    size_t slot;
-    uint32_t tag;
-    if (index_chain(b, &cur->new_jumps, &b->jump_index, cur->first_jump, b->jump_next, jump_eq,
-                    jump_tag, p->jumps, sizeof *p->jumps))
-        return ST_NOMEM;
-    int64_t found =
-        find_record(b, &b->jump_index, cur->next_jump, jump_eq, jump_tag, key, &tag, &slot);
-    if (found >= 0) {
-        cur->next_jump = b->jump_next[found];
-        jump_rec *j = &p->jumps[found];
-        return count_add(&j->executed, key->executed) | count_add(&j->taken, key->taken)
-                   ? ST_OVERFLOW
-                   : ST_OK;
+    size_t calls = p->ncalls, jumps = p->njumps, w = p->nraw;
+    for (size_t f = 0; f < b->nrecs; f++) {
+        calls += b->recs[f].calls.n;
+        jumps += b->recs[f].jumps.n;
     }
-    uint32_t j;
-    if (idxtab_grow(&b->jump_index) || append_jump(b, cur, key, &j)) return ST_NOMEM;
-    (void)idxtab_find(&b->jump_index, tag, jump_eq, p, key, &slot);
-    idxtab_put(&b->jump_index, slot, tag, j);
-    return ST_OK;
-}
-
-status build_call_new(builder *b, const call_rec *key, int guessed, uint32_t stamp,
-                      cg_cost **row_out) {
-    fn_cursor *cur = &b->cursors[key->caller];
-    if (!(cur->first_call == NO_INDEX || cur->new_calls == stamp))
-        return build_call(b, key, guessed, row_out);
-    uint32_t c;
-    if (append_call(b, cur, key, guessed, row_out, &c)) return ST_NOMEM;
-    cur->new_calls = stamp;
-    return ST_OK;
-}
-
-status build_jump_new(builder *b, const jump_rec *key, uint32_t stamp) {
-    fn_cursor *cur = &b->cursors[key->fn];
-    if (!(cur->first_jump == NO_INDEX || cur->new_jumps == stamp)) return build_jump(b, key);
-    uint32_t j;
-    if (append_jump(b, cur, key, &j)) return ST_NOMEM;
-    cur->new_jumps = stamp;
+    if (calls > IDXTAB_MAX_RECORDS || jumps > IDXTAB_MAX_RECORDS) return ST_NOMEM;
+    if (VEC_RESERVE(p->calls, p->calls_cap, calls) ||
+        VEC_RESERVE(b->call_guessed, b->call_guessed_cap, calls) ||
+        VEC_RESERVE(p->jumps, p->jumps_cap, jumps))
+        return ST_NOMEM;
+    if (calls > p->call_costs.cap) {
+        if (calls > SIZE_MAX / ((w ? w : 1) * sizeof(cg_cost))) return ST_NOMEM;
+        cg_cost *v = realloc(p->call_costs.v, calls * (w ? w : 1) * sizeof *v);
+        if (!v) return ST_NOMEM;
+        p->call_costs.v = v;
+        p->call_costs.cap = calls;
+    }
+    /* function by function, each one's lists freed once copied: memory does not double */
+    for (size_t f = 0; f < b->nrecs; f++) {
+        call_list *c = &b->recs[f].calls;
+        jump_list *j = &b->recs[f].jumps;
+        if (c->n) {
+            memcpy(p->calls + p->ncalls, c->v, c->n * sizeof *c->v);
+            memcpy(b->call_guessed + p->ncalls, c->guessed, c->n);
+            if (w)
+                memcpy(costs_row(&p->call_costs, w, p->ncalls), c->costs,
+                       c->n * w * sizeof(cg_cost));
+            p->ncalls += c->n;
+        }
+        if (j->n) {
+            memcpy(p->jumps + p->njumps, j->v, j->n * sizeof *j->v);
+            p->njumps += j->n;
+        }
+        fn_records_free(&b->recs[f]);
+    }
+    p->call_costs.rows = p->ncalls;
+    free(b->recs);
+    b->recs = NULL;
+    b->nrecs = b->recs_cap = 0;
     return ST_OK;
 }
 
@@ -413,6 +304,9 @@ status build_event(builder *b, const char *name, size_t len, uint32_t *ev) {
                             &p->section_totals};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         if (costs_restride(arrays[i], old, wide)) return ST_NOMEM;
+    /* the calls kept per function widen with them */
+    for (size_t f = 0; f < b->nrecs; f++)
+        if (call_list_restride(&b->recs[f].calls, old, wide)) return ST_NOMEM;
     memset(&p->events[old], 0, sizeof p->events[old]);
     p->events[old].name = sid;
     p->nraw = p->nevents = wide;

@@ -7,6 +7,7 @@
 
 #include "events.h"
 #include "fault.h"
+#include "fnrecs.h"
 #include "model.h"
 #include "status.h"
 
@@ -19,18 +20,6 @@ typedef struct fn_by_name_entry {
     uint32_t file, object, fn; /* fn + 1, 0 = empty */
 } fn_by_name_entry;
 
-/* What a function's next call and jump are expected to be: a new block of a function that was
- * read before repeats its records in the same order (callgrind's contexts, Xdebug's calls), so
- * the record after the last one matched is compared before any hash lookup. */
-typedef struct fn_cursor {
-    uint32_t first_call, last_call, next_call;
-    uint32_t first_jump, last_jump, next_jump;
-    /* nonzero: the function's calls (jumps) were all added by build_call_new (build_jump_new)
-     * with this stamp and are not in the hash index yet; the next build_call (build_jump) of the
-     * function puts them there first */
-    uint32_t new_calls, new_jumps;
-} fn_cursor;
-
 /* Which sections a load keeps (cg_options' section, part and thread; 0 = any). */
 typedef struct section_choice {
     size_t section;
@@ -40,7 +29,7 @@ typedef struct section_choice {
 typedef struct builder {
     cg_profile *p;
     uint64_t seed; /* of every hash table of the load */
-    idxtab fn_index, call_index, jump_index;
+    idxtab fn_index;
     fn_by_name_entry *fn_by_name; /* by name id */
     size_t fn_by_name_cap;
     line_scratch scratch; /* for compacting line records */
@@ -52,12 +41,14 @@ typedef struct builder {
     int streams_elsewhere;
     event_desc *descs;
     size_t ndescs, descs_cap;
-    /* For resolve.c: functions bound by a fn= line, calls whose callee file was guessed. */
+    /* For resolve.c: functions bound by a fn= line, calls whose callee file was guessed (the
+     * latter once the records are numbered). */
     unsigned char *fn_defined, *call_guessed;
     size_t fn_defined_cap, call_guessed_cap;
-    fn_cursor *cursors;              /* per function */
-    uint32_t *call_next, *jump_next; /* the next record of the same function, in reading order */
-    size_t cursors_cap, call_next_cap, jump_next_cap;
+    /* While reading: each function's calls and jumps (fnrecs.h), [0, nrecs) of the functions
+     * (the others have none yet); build_number puts them into the model's arrays. */
+    fn_records *recs;
+    size_t nrecs, recs_cap;
     /* sections */
     size_t section; /* the open section (always the last one), or CG_NONE */
     section_choice choice;
@@ -71,8 +62,13 @@ typedef struct builder {
 status builder_init(builder *b, const section_choice *choice, size_t max_warnings, int no_cycles);
 /* Frees what the builder holds, the profile included unless builder_take took it. */
 void builder_free(builder *b);
+/* Once every input is added: the calls and jumps kept per function are numbered into the
+ * model's arrays, function by function (each function's in the order first seen), and each
+ * function's lists freed as they are copied. Records added after it are kept per function
+ * again, for another build_number. */
+status build_number(builder *b);
 /* Once every input is added and resolve.c is done: frees the per-record state (indexes,
- * expected records, resolve.c's marks) and the record arrays give back their room for growth,
+ * resolve.c's marks) and the record arrays give back their room for growth,
  * so that the analysis reuses that memory. */
 void builder_finish(builder *b);
 /* Hands over the profile: the builder no longer frees it. */
@@ -98,9 +94,6 @@ status build_event_desc(builder *b, const event_desc *d);
 status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object, uint32_t *fn);
 /* Marks a function as bound by a fn= line, where a block of its records begins. */
 void build_defined(builder *b, uint32_t fn);
-/* The calls and jumps of `fn` that come next are expected in the order of its first ones (a
- * split load's stitch: the records of a new block of the function). */
-void build_expect_again(builder *b, uint32_t fn);
 /* Adds a line record's costs (`n` values in event order) to the open section's costs, the
  * function's self cost and its records; ST_OVERFLOW leaves the function unchanged when it is
  * the section's sum that overflows. */
@@ -111,12 +104,10 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
  * not given in the input. */
 status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row);
 status build_jump(builder *b, const jump_rec *key);
-/* A split load's stitch: the calls (jumps) of one piece, distinct, `stamp` (nonzero) naming the
- * piece. When the function has none but those of this piece, the record is added after them
- * without a hash lookup (the index is made only if another piece brings the function's calls
- * again); otherwise as build_call (build_jump). */
-status build_call_new(builder *b, const call_rec *key, int guessed, uint32_t stamp, cg_cost **row);
-status build_jump_new(builder *b, const jump_rec *key, uint32_t stamp);
+/* A split load's stitch: the calls and jumps of `fn` that one piece holds, which come after
+ * those the function has (taken whole when it has none, else merged through its lookup), `from`
+ * left empty; ST_OVERFLOW when a sum saturates. */
+status build_take_records(builder *b, uint32_t fn, fn_records *from);
 
 /* ---- sections ---- */
 enum { SEC_COSTS, SEC_SUMMARY, SEC_TOTALS };

@@ -256,7 +256,17 @@ cg_profile *cg_loader_finish(cg_loader *ld, cg_error *err) {
     builder *b = &ld->b;
     fault_site site = end_site(ld, err);
     uint64_t line = ld->ps.st.lineno;
-    if (check_inputs(ld, err) || resolve_guessed_callees(b, &site, line)) {
+    if (check_inputs(ld, err)) {
+        cg_loader_free(ld);
+        return NULL;
+    }
+    /* the calls and jumps kept per function while reading get their numbers */
+    if (build_number(b)) {
+        set_error(err, CG_ERR_NOMEM, 0, "out of memory");
+        cg_loader_free(ld);
+        return NULL;
+    }
+    if (resolve_guessed_callees(b, &site, line)) {
         cg_loader_free(ld);
         return NULL;
     }

@@ -69,7 +69,8 @@ static uint32_t *unique_definitions(builder *b) {
     return target;
 }
 
-/* Re-adds every call with its callee redirected, merging calls that now coincide. */
+/* Re-adds every call with its callee redirected, merging calls that now coincide (a caller's
+ * calls only: the caller does not change), and numbers them again. */
 static int rebuild_calls(builder *b, const uint32_t *target, const fault_site *site,
                          uint64_t line) {
     cg_profile *p = b->p;
@@ -82,11 +83,6 @@ static int rebuild_calls(builder *b, const uint32_t *target, const fault_site *s
     memset(&p->call_costs, 0, sizeof p->call_costs);
     b->call_guessed = NULL;
     b->call_guessed_cap = 0;
-    idxtab_free(&b->call_index);
-    for (size_t f = 0; f < p->nfns; f++) {
-        fn_cursor *cur = &b->cursors[f];
-        cur->first_call = cur->last_call = cur->next_call = NO_INDEX;
-    }
     int rc = 0;
     for (size_t c = 0; c < n && rc == 0; c++) {
         call_rec key = old[c];
@@ -104,6 +100,7 @@ static int rebuild_calls(builder *b, const uint32_t *target, const fault_site *s
     free(old);
     costs_free(&old_costs);
     free(old_guessed);
+    if (rc == 0 && build_number(b)) rc = nomem(site);
     return rc;
 }
 

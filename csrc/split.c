@@ -28,33 +28,25 @@ typedef struct piece_build {
     cg_cost *self;
     size_t nfns, fns_cap, stores_cap, self_cap;
     uint32_t last_fn, last_slot;
-    /* calls and jumps, merged by identity, in the order first seen */
-    call_rec *calls;
-    unsigned char *guessed;
-    cg_cost *call_costs;
-    size_t ncalls, calls_cap, guessed_cap, call_costs_cap;
-    uint32_t *ctab;
-    size_t ctab_cap;
-    jump_rec *jumps;
-    size_t njumps, jumps_cap;
-    uint32_t *jtab;
-    size_t jtab_cap;
+    /* each function's calls and jumps, merged by identity in the order first seen (fnrecs.h),
+     * by local slot as the streams */
+    fn_records *recs;
+    size_t recs_cap;
+    uint64_t seed; /* the load's, so that the stitch can adopt the lists' tables */
     cg_cost section[MAX_RAW_EVENTS];
 } piece_build;
 
 static void build_free(piece_build *pb) {
-    for (size_t i = 0; i < pb->nfns; i++) line_store_free(&pb->stores[i]);
+    for (size_t i = 0; i < pb->nfns; i++) {
+        line_store_free(&pb->stores[i]);
+        fn_records_free(&pb->recs[i]);
+    }
     free(pb->fkeys);
     free(pb->fvals);
     free(pb->fns);
     free(pb->stores);
     free(pb->self);
-    free(pb->calls);
-    free(pb->guessed);
-    free(pb->call_costs);
-    free(pb->ctab);
-    free(pb->jumps);
-    free(pb->jtab);
+    free(pb->recs);
     memset(pb, 0, sizeof *pb);
 }
 
@@ -93,13 +85,15 @@ static int64_t fn_slot(piece_build *pb, uint32_t fn) {
     if (!pb->fkeys[h]) {
         size_t n = pb->nfns;
         if (VEC_RESERVE(pb->fns, pb->fns_cap, n + 1) ||
-            VEC_RESERVE(pb->stores, pb->stores_cap, n + 1))
+            VEC_RESERVE(pb->stores, pb->stores_cap, n + 1) ||
+            VEC_RESERVE(pb->recs, pb->recs_cap, n + 1))
             return -1;
         size_t width = pb->nraw ? pb->nraw : 1;
         if (vec_reserve((void **)&pb->self, &pb->self_cap, (n + 1) * width, sizeof *pb->self))
             return -1;
         pb->fns[n] = fn;
         memset(&pb->stores[n], 0, sizeof pb->stores[n]);
+        memset(&pb->recs[n], 0, sizeof pb->recs[n]);
         memset(&pb->self[n * width], 0, width * sizeof *pb->self);
         pb->fkeys[h] = fn + 1;
         pb->fvals[h] = (uint32_t)n;
@@ -131,54 +125,13 @@ int local_line(piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint6
                : 0;
 }
 
-/* Doubles a table of record index + 1 (0 = free) over `n` records. */
-static int table_grow(uint32_t **tab, size_t *cap, size_t n, const void *recs, int calls) {
-    size_t c = *cap ? 2 * *cap : 64;
-    uint32_t *t = calloc(c, sizeof *t);
-    if (!t) return -1;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t h = calls ? call_rec_hash(HASH_SEED, &((const call_rec *)recs)[i])
-                           : jump_rec_hash(HASH_SEED, &((const jump_rec *)recs)[i]);
-        size_t s = h & (c - 1);
-        while (t[s]) s = (s + 1) & (c - 1);
-        t[s] = (uint32_t)i + 1;
-    }
-    free(*tab);
-    *tab = t;
-    *cap = c;
-    return 0;
-}
-
 int local_call(piece_build *pb, const call_rec *key, int guessed, const cg_cost *values, size_t n,
                const uint32_t *map) {
     if (negative(values, n)) return -1;
-    if (2 * (pb->ncalls + 1) > pb->ctab_cap &&
-        table_grow(&pb->ctab, &pb->ctab_cap, pb->ncalls, pb->calls, 1))
-        return -1;
-    size_t width = pb->nraw ? pb->nraw : 1;
-    size_t s = call_rec_hash(HASH_SEED, key) & (pb->ctab_cap - 1);
-    while (pb->ctab[s] && !call_rec_same(&pb->calls[pb->ctab[s] - 1], key))
-        s = (s + 1) & (pb->ctab_cap - 1);
+    int64_t slot = fn_slot(pb, key->caller);
+    if (slot < 0) return -1;
     cg_cost *row;
-    if (pb->ctab[s]) {
-        size_t c = pb->ctab[s] - 1;
-        pb->guessed[c] &= (unsigned char)guessed;
-        if (count_add(&pb->calls[c].count, key->count)) return -1;
-        row = &pb->call_costs[c * width];
-    } else {
-        size_t c = pb->ncalls;
-        if (VEC_RESERVE(pb->calls, pb->calls_cap, c + 1) ||
-            VEC_RESERVE(pb->guessed, pb->guessed_cap, c + 1) ||
-            vec_reserve((void **)&pb->call_costs, &pb->call_costs_cap, (c + 1) * width,
-                        sizeof *pb->call_costs))
-            return -1;
-        pb->calls[c] = *key;
-        pb->guessed[c] = (unsigned char)guessed;
-        row = &pb->call_costs[c * width];
-        memset(row, 0, width * sizeof *row);
-        pb->ctab[s] = (uint32_t)c + 1;
-        pb->ncalls++;
-    }
+    if (call_list_add(&pb->recs[slot].calls, pb->seed, pb->nraw, key, guessed, &row)) return -1;
     int bad = 0;
     if (!map) {
         bad = row_add(row, values, n);
@@ -189,21 +142,9 @@ int local_call(piece_build *pb, const call_rec *key, int guessed, const cg_cost 
 }
 
 int local_jump(piece_build *pb, const jump_rec *key) {
-    if (2 * (pb->njumps + 1) > pb->jtab_cap &&
-        table_grow(&pb->jtab, &pb->jtab_cap, pb->njumps, pb->jumps, 0))
-        return -1;
-    size_t s = jump_rec_hash(HASH_SEED, key) & (pb->jtab_cap - 1);
-    while (pb->jtab[s] && !jump_rec_same(&pb->jumps[pb->jtab[s] - 1], key))
-        s = (s + 1) & (pb->jtab_cap - 1);
-    if (pb->jtab[s]) {
-        jump_rec *j = &pb->jumps[pb->jtab[s] - 1];
-        return count_add(&j->executed, key->executed) | count_add(&j->taken, key->taken) ? -1 : 0;
-    }
-    if (VEC_RESERVE(pb->jumps, pb->jumps_cap, pb->njumps + 1)) return -1;
-    pb->jumps[pb->njumps] = *key;
-    pb->jtab[s] = (uint32_t)pb->njumps + 1;
-    pb->njumps++;
-    return 0;
+    int64_t slot = fn_slot(pb, key->fn);
+    if (slot < 0) return -1;
+    return jump_list_add(&pb->recs[slot].jumps, pb->seed, key) ? -1 : 0;
 }
 
 /* ---- pieces ---- */
@@ -262,7 +203,6 @@ struct splitter {
     piece *cur;           /* the piece being cut, or NULL: lines go to the parser (ps) */
     piece *spare;         /* stitched pieces kept for their room */
     line_scratch scratch; /* for the pieces the calling thread parses itself */
-    uint32_t stamp;       /* of the piece being stitched (build_call_new) */
     size_t nspare;
     int cand;        /* a fn= line of cur where the next piece may begin ... */
     size_t cand_off; /* ... its offset in cur's text */
@@ -292,6 +232,7 @@ static int merge_streams(splitter *sp, piece *pc, line_scratch *scratch, cg_cost
     pthread_rwlock_rdlock(&sp->grow);
     for (size_t i = 0; !rc && i < pb->nfns; i++) {
         uint32_t fn = pb->fns[i];
+        if (!pb->stores[i].count) continue; /* a function with calls or jumps only */
         pthread_mutex_t *mu = &sp->shards[fn % SHARDS];
         pthread_mutex_lock(mu);
         line_store *s = &p->line_stores[fn];
@@ -331,6 +272,7 @@ static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
     w.names_in = pc->names.v;
     w.names_left = pc->names.n;
     pc->build.nraw = pc->nraw;
+    pc->build.seed = main->b->seed;
     pc->build.scratch = scratch;
     pc->build.last_fn = NO_INDEX;
     w.local = &pc->build;
@@ -408,24 +350,12 @@ static int stitch(splitter *sp, piece *pc) {
     piece_build *pb = &pc->build;
     size_t nraw = p->nraw, width = nraw ? nraw : 1;
     if (pc->faulty || pc->nraw != nraw || b->section == CG_NONE) return -1;
-    if (++sp->stamp == 0) sp->stamp = 1;
     for (size_t i = 0; i < pb->nfns; i++) {
         uint32_t fn = pb->fns[i];
         if (row_add(costs_row(&p->fn_self, nraw, fn), &pb->self[i * width], nraw)) return -1;
-    }
-    /* the records of a function's block repeat those of its last one: expected in order */
-    uint32_t last = NO_INDEX;
-    for (size_t i = 0; i < pb->ncalls; i++) {
-        cg_cost *row;
-        if (pb->calls[i].caller != last) build_expect_again(b, last = pb->calls[i].caller);
-        if (build_call_new(b, &pb->calls[i], pb->guessed[i], sp->stamp, &row) ||
-            row_add(row, &pb->call_costs[i * width], nraw))
-            return -1;
-    }
-    last = NO_INDEX;
-    for (size_t i = 0; i < pb->njumps; i++) {
-        if (pb->jumps[i].fn != last) build_expect_again(b, last = pb->jumps[i].fn);
-        if (build_jump_new(b, &pb->jumps[i], sp->stamp)) return -1;
+        /* the function's calls and jumps: taken whole when it has none yet, else merged
+         * through its own lookup, after those of the pieces before */
+        if (build_take_records(b, fn, &pb->recs[i])) return -1;
     }
     if (row_add(costs_row(&p->section_costs, nraw, b->section), pb->section, nraw)) return -1;
     /* the parser's state after the piece: its lines, last positions, a call or jump waiting
@@ -522,11 +452,12 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
         sp->spare = pc->next;
         sp->nspare--;
         piece_build *pb = &pc->build;
-        for (size_t i = 0; i < pb->nfns; i++) line_store_free(&pb->stores[i]);
-        pb->nfns = pb->ncalls = pb->njumps = 0;
+        for (size_t i = 0; i < pb->nfns; i++) {
+            line_store_free(&pb->stores[i]);
+            fn_records_free(&pb->recs[i]);
+        }
+        pb->nfns = 0;
         if (pb->fkeys) memset(pb->fkeys, 0, pb->fcap * sizeof *pb->fkeys);
-        if (pb->ctab) memset(pb->ctab, 0, pb->ctab_cap * sizeof *pb->ctab);
-        if (pb->jtab) memset(pb->jtab, 0, pb->jtab_cap * sizeof *pb->jtab);
         memset(pb->section, 0, sizeof pb->section);
         pc->len = pc->names.n = 0;
         pc->done = pc->faulty = pc->own = 0;
