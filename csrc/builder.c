@@ -9,6 +9,10 @@
 #include "hash.h"
 #include "vec.h"
 
+/* The bytes of a block of the pool of calls and jumps: large, so that malloc maps it apart and
+ * gives it back to the system when build_number frees it. */
+enum { RECS_BLOCK = 4 << 20 };
+
 /* ---- the builder ---- */
 
 status builder_init(builder *b, const section_choice *choice, size_t max_warnings, int no_cycles) {
@@ -20,6 +24,7 @@ status builder_init(builder *b, const section_choice *choice, size_t max_warning
     b->scratch.seed = b->seed;
     b->block_fn = NO_INDEX;
     b->section = CG_NONE;
+    rec_pool_init(&b->pool, RECS_BLOCK);
     if (choice) b->choice = *choice;
     return ST_OK;
 }
@@ -33,8 +38,12 @@ static void free_record_state(builder *b) {
     b->fn_by_name_cap = 0;
     free(b->fn_defined);
     free(b->call_guessed);
-    for (size_t f = 0; f < b->nrecs; f++) fn_records_free(&b->recs[f]);
+    for (size_t f = 0; f < b->nrecs; f++) {
+        free(b->recs[f].calls.tab);
+        free(b->recs[f].jumps.tab);
+    }
     free(b->recs);
+    rec_pool_clear(&b->pool, 0);
     b->fn_defined = b->call_guessed = NULL;
     b->recs = NULL;
     b->fn_defined_cap = b->call_guessed_cap = b->nrecs = b->recs_cap = 0;
@@ -223,66 +232,96 @@ static fn_records *records_of(builder *b, uint32_t fn) {
 status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row_out) {
     fn_records *r = records_of(b, key->caller);
     if (!r) return ST_NOMEM;
-    return call_list_add(&r->calls, b->seed, b->p->nraw, key, guessed, row_out);
+    return call_list_add(&r->calls, &b->pool, b->seed, b->p->nraw, key, guessed, row_out);
 }
 
 status build_jump(builder *b, const jump_rec *key) {
     fn_records *r = records_of(b, key->fn);
     if (!r) return ST_NOMEM;
-    return jump_list_add(&r->jumps, b->seed, key);
+    return jump_list_add(&r->jumps, &b->pool, b->seed, key);
 }
 
-status build_take_records(builder *b, uint32_t fn, fn_records *from) {
+status build_take_records(builder *b, uint32_t fn, fn_records *from, rec_pool *from_pool) {
     fn_records *r = records_of(b, fn);
     if (!r) return ST_NOMEM;
-    status c = call_list_take(&r->calls, &from->calls, b->seed, b->p->nraw);
+    status c = call_list_take(&r->calls, &b->pool, &from->calls, from_pool, b->seed, b->p->nraw);
     if (c == ST_NOMEM) return c;
-    status j = jump_list_take(&r->jumps, &from->jumps, b->seed);
+    status j = jump_list_take(&r->jumps, &b->pool, &from->jumps, from_pool, b->seed);
     return j ? j : c;
+}
+
+/* Where build_number puts what the walk of the pool finds. */
+typedef struct numbering {
+    builder *b;
+    size_t *call_at, *jump_at; /* per function: where its first call (jump) goes */
+} numbering;
+
+static void number_list(void *ctx, int kind, uint32_t owner, const void *records) {
+    numbering *nb = ctx;
+    builder *b = nb->b;
+    cg_profile *p = b->p;
+    size_t w = p->nraw;
+    if (owner >= b->nrecs) return;
+    fn_records *r = &b->recs[owner];
+    if (kind == REC_CALLS && r->calls.v == records) {
+        /* the list's own segment (not one it left when it grew) */
+        const call_list *c = &r->calls;
+        size_t at = nb->call_at[owner];
+        memcpy(p->calls + at, c->v, c->n * sizeof *c->v);
+        memcpy(b->call_guessed + at, c->guessed, c->n);
+        if (w) memcpy(costs_row(&p->call_costs, w, at), c->costs, c->n * w * sizeof(cg_cost));
+    } else if (kind == REC_JUMPS && r->jumps.v == records) {
+        memcpy(p->jumps + nb->jump_at[owner], r->jumps.v, r->jumps.n * sizeof *r->jumps.v);
+    }
 }
 
 status build_number(builder *b) {
     cg_profile *p = b->p;
     size_t calls = p->ncalls, jumps = p->njumps, w = p->nraw;
+    numbering nb = {b, NULL, NULL};
+    size_t n = b->nrecs ? b->nrecs : 1;
+    nb.call_at = malloc(n * sizeof *nb.call_at);
+    nb.jump_at = malloc(n * sizeof *nb.jump_at);
+    if (!nb.call_at || !nb.jump_at) goto nomem;
+    /* function by function: calls by caller, jumps by function, after any numbered before */
     for (size_t f = 0; f < b->nrecs; f++) {
+        nb.call_at[f] = calls;
+        nb.jump_at[f] = jumps;
         calls += b->recs[f].calls.n;
         jumps += b->recs[f].jumps.n;
     }
-    if (calls > IDXTAB_MAX_RECORDS || jumps > IDXTAB_MAX_RECORDS) return ST_NOMEM;
+    if (calls > IDXTAB_MAX_RECORDS || jumps > IDXTAB_MAX_RECORDS) goto nomem;
     if (VEC_RESERVE(p->calls, p->calls_cap, calls) ||
         VEC_RESERVE(b->call_guessed, b->call_guessed_cap, calls) ||
         VEC_RESERVE(p->jumps, p->jumps_cap, jumps))
-        return ST_NOMEM;
+        goto nomem;
     if (calls > p->call_costs.cap) {
-        if (calls > SIZE_MAX / ((w ? w : 1) * sizeof(cg_cost))) return ST_NOMEM;
+        if (calls > SIZE_MAX / ((w ? w : 1) * sizeof(cg_cost))) goto nomem;
         cg_cost *v = realloc(p->call_costs.v, calls * (w ? w : 1) * sizeof *v);
-        if (!v) return ST_NOMEM;
+        if (!v) goto nomem;
         p->call_costs.v = v;
         p->call_costs.cap = calls;
     }
-    /* function by function, each one's lists freed once copied: memory does not double */
+    /* the pool's blocks in order, each given back once its lists are copied, so that the
+     * records are not held twice */
+    rec_pool_drain(&b->pool, number_list, &nb);
     for (size_t f = 0; f < b->nrecs; f++) {
-        call_list *c = &b->recs[f].calls;
-        jump_list *j = &b->recs[f].jumps;
-        if (c->n) {
-            memcpy(p->calls + p->ncalls, c->v, c->n * sizeof *c->v);
-            memcpy(b->call_guessed + p->ncalls, c->guessed, c->n);
-            if (w)
-                memcpy(costs_row(&p->call_costs, w, p->ncalls), c->costs,
-                       c->n * w * sizeof(cg_cost));
-            p->ncalls += c->n;
-        }
-        if (j->n) {
-            memcpy(p->jumps + p->njumps, j->v, j->n * sizeof *j->v);
-            p->njumps += j->n;
-        }
-        fn_records_free(&b->recs[f]);
+        free(b->recs[f].calls.tab);
+        free(b->recs[f].jumps.tab);
     }
-    p->call_costs.rows = p->ncalls;
     free(b->recs);
     b->recs = NULL;
     b->nrecs = b->recs_cap = 0;
+    p->ncalls = calls;
+    p->njumps = jumps;
+    p->call_costs.rows = calls;
+    free(nb.call_at);
+    free(nb.jump_at);
     return ST_OK;
+nomem:
+    free(nb.call_at);
+    free(nb.jump_at);
+    return ST_NOMEM;
 }
 
 /* ---- events ---- */
@@ -306,7 +345,7 @@ status build_event(builder *b, const char *name, size_t len, uint32_t *ev) {
         if (costs_restride(arrays[i], old, wide)) return ST_NOMEM;
     /* the calls kept per function widen with them */
     for (size_t f = 0; f < b->nrecs; f++)
-        if (call_list_restride(&b->recs[f].calls, old, wide)) return ST_NOMEM;
+        if (call_list_restride(&b->recs[f].calls, &b->pool, old, wide)) return ST_NOMEM;
     memset(&p->events[old], 0, sizeof p->events[old]);
     p->events[old].name = sid;
     p->nraw = p->nevents = wide;

@@ -49,6 +49,7 @@ typedef struct builder {
      * (the others have none yet); build_number puts them into the model's arrays. */
     fn_records *recs;
     size_t nrecs, recs_cap;
+    rec_pool pool; /* the lists' segments */
     /* sections */
     size_t section; /* the open section (always the last one), or CG_NONE */
     section_choice choice;
@@ -104,10 +105,10 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
  * not given in the input. */
 status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row);
 status build_jump(builder *b, const jump_rec *key);
-/* A split load's stitch: the calls and jumps of `fn` that one piece holds, which come after
- * those the function has (taken whole when it has none, else merged through its lookup), `from`
- * left empty; ST_OVERFLOW when a sum saturates. */
-status build_take_records(builder *b, uint32_t fn, fn_records *from);
+/* A split load's stitch: the calls and jumps of `fn` that one piece holds (in `from_pool`),
+ * which come after those the function has (copied whole when it has none, else merged through
+ * its lookup), `from` left empty; ST_OVERFLOW when a sum saturates. */
+status build_take_records(builder *b, uint32_t fn, fn_records *from, rec_pool *from_pool);
 
 /* ---- sections ---- */
 enum { SEC_COSTS, SEC_SUMMARY, SEC_TOTALS };

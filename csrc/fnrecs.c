@@ -1,4 +1,4 @@
-/* fnrecs.c - a function's calls and jumps while loading (see fnrecs.h). */
+/* fnrecs.c - a function's calls and jumps while loading, in segments of a pool (see fnrecs.h). */
 #include "fnrecs.h"
 
 #include <stdlib.h>
@@ -7,13 +7,140 @@
 /* Up to this many records a list is scanned; past it, a hash table of its own is made. */
 enum { SCAN_MAX = 8, NONE = UINT32_MAX };
 
-/* Room for `need` records in arrays of `cap` (doubling from 1: most functions have few): the new
- * capacity, or 0 when it would not fit in 32 bits. */
-static uint32_t grown(uint32_t cap, size_t need) {
-    size_t c = cap ? cap : 1;
-    while (c < need) c *= 2;
-    return c > UINT32_MAX / 2 ? 0 : (uint32_t)c;
+/* ---- the pool ---- */
+
+/* Before every segment: whose records it holds. Segments come in sizes a half-power of two
+ * apart (32, 48, 64, 96, 128... bytes), so that a list's room is at most half again what it
+ * needs; each list grows to the next size. */
+typedef struct seg_head {
+    uint32_t owner;
+    uint8_t kind, cls;
+    uint16_t unused;
+} seg_head;
+
+enum { SEG_MIN = 32, HEAD = sizeof(seg_head) };
+
+static inline seg_head *head_of(const void *payload) {
+    return (seg_head *)((char *)payload - HEAD);
 }
+
+static inline size_t class_bytes(unsigned cls) {
+    return (size_t)(cls & 1 ? SEG_MIN * 3 / 2 : SEG_MIN) << (cls / 2);
+}
+
+void rec_pool_init(rec_pool *pool, size_t block_size) {
+    memset(pool, 0, sizeof *pool);
+    pool->block_size = block_size;
+}
+
+void rec_pool_clear(rec_pool *pool, int keep_one) {
+    size_t size = pool->block_size;
+    pool_block kept = {NULL, 0};
+    for (size_t i = 0; i < pool->nblocks; i++) {
+        if (keep_one && !kept.mem && i == pool->bump && pool->top) {
+            kept = pool->blocks[i];
+            continue;
+        }
+        free(pool->blocks[i].mem);
+    }
+    if (kept.mem) {
+        pool->blocks[0].mem = kept.mem;
+        pool->blocks[0].used = 0;
+        pool->nblocks = 1;
+        pool->bump = 0;
+        pool->top = kept.mem;
+        pool->end = kept.mem + size;
+        memset(pool->free_, 0, sizeof pool->free_);
+        return;
+    }
+    free(pool->blocks);
+    rec_pool_init(pool, size);
+}
+
+static int add_block(rec_pool *pool, char *mem, size_t used) {
+    if (pool->nblocks == pool->blocks_cap) {
+        size_t cap = pool->blocks_cap ? 2 * pool->blocks_cap : 16;
+        pool_block *b = realloc(pool->blocks, cap * sizeof *b);
+        if (!b) return -1;
+        pool->blocks = b;
+        pool->blocks_cap = cap;
+    }
+    pool->blocks[pool->nblocks].mem = mem;
+    pool->blocks[pool->nblocks].used = used;
+    pool->nblocks++;
+    return 0;
+}
+
+/* A segment with room for `bytes` after its head, for `owner`'s records of `kind`; *room: the
+ * bytes it has. NULL when out of memory. */
+static void *seg_alloc(rec_pool *pool, size_t bytes, uint32_t owner, int kind, size_t *room) {
+    unsigned cls = 0;
+    for (;; cls++) {
+        if (cls >= POOL_CLASSES || cls / 2 >= sizeof(size_t) * 8 - 8) return NULL;
+        if (class_bytes(cls) - HEAD >= bytes) break;
+    }
+    size_t size = class_bytes(cls);
+    char *seg;
+    if (pool->free_[cls]) {
+        void *payload = pool->free_[cls];
+        memcpy(&pool->free_[cls], payload, sizeof(void *));
+        seg = (char *)payload - HEAD;
+    } else if (size > pool->block_size / 2) {
+        /* a block of its own, so that the block being cut keeps serving small ones */
+        if (!(seg = malloc(size))) return NULL;
+        if (add_block(pool, seg, size)) {
+            free(seg);
+            return NULL;
+        }
+    } else {
+        if (!pool->top || (size_t)(pool->end - pool->top) < size) {
+            char *mem = malloc(pool->block_size);
+            if (!mem) return NULL;
+            if (add_block(pool, mem, 0)) {
+                free(mem);
+                return NULL;
+            }
+            pool->bump = pool->nblocks - 1;
+            pool->top = mem;
+            pool->end = mem + pool->block_size;
+        }
+        seg = pool->top;
+        pool->top += size;
+        pool->blocks[pool->bump].used = (size_t)(pool->top - pool->blocks[pool->bump].mem);
+    }
+    seg_head *h = (seg_head *)seg;
+    h->owner = owner;
+    h->kind = (uint8_t)kind;
+    h->cls = (uint8_t)cls;
+    h->unused = 0;
+    *room = size - HEAD;
+    return seg + HEAD;
+}
+
+static void seg_free(rec_pool *pool, void *payload) {
+    if (!payload) return;
+    seg_head *h = head_of(payload);
+    h->kind = REC_FREE;
+    memcpy(payload, &pool->free_[h->cls], sizeof(void *));
+    pool->free_[h->cls] = payload;
+}
+
+void rec_pool_drain(rec_pool *pool, rec_visit_fn visit, void *ctx) {
+    for (size_t i = 0; i < pool->nblocks; i++) {
+        char *p = pool->blocks[i].mem, *end = p + pool->blocks[i].used;
+        while (p < end) {
+            const seg_head *h = (const seg_head *)p;
+            if (h->kind != REC_FREE) visit(ctx, h->kind, h->owner, p + HEAD);
+            p += class_bytes(h->cls);
+        }
+        free(pool->blocks[i].mem);
+        pool->blocks[i].mem = NULL;
+    }
+    free(pool->blocks);
+    rec_pool_init(pool, pool->block_size);
+}
+
+/* ---- lookups ---- */
 
 /* A table of twice the records' count or more, rebuilt from the records; -1 when out of
  * memory. `hash_of` gives record i's hash. */
@@ -45,6 +172,46 @@ static uint32_t jump_hash_of(const void *recs, uint64_t seed, uint32_t i) {
 
 /* ---- calls ---- */
 
+/* A list's segment holds `cap` records, then `cap` rows of `w` values, then `cap` marks. */
+static inline size_t call_bytes(size_t w) {
+    return sizeof(call_rec) + w * sizeof(cg_cost) + 1;
+}
+
+static void call_place(call_list *l, void *payload, uint32_t cap, size_t w) {
+    l->v = payload;
+    l->costs = (cg_cost *)(l->v + cap);
+    l->guessed = (unsigned char *)(l->costs + (size_t)cap * w);
+}
+
+/* Moves the list to a segment of room for `need` records of `w` values (w >= 1); its rows were
+ * `old_w` values wide (the new columns are zero). */
+static status call_move(call_list *l, rec_pool *pool, size_t need, size_t w, size_t old_w,
+                        uint32_t owner) {
+    if (need > UINT32_MAX / 2 || need > SIZE_MAX / call_bytes(w)) return ST_NOMEM;
+    size_t room;
+    void *payload = seg_alloc(pool, need * call_bytes(w), owner, REC_CALLS, &room);
+    if (!payload) return ST_NOMEM;
+    size_t cap = room / call_bytes(w);
+    if (cap > UINT32_MAX / 2) cap = UINT32_MAX / 2;
+    call_list old = *l;
+    call_place(l, payload, (uint32_t)cap, w);
+    l->cap = (uint32_t)cap;
+    if (old.n) {
+        memcpy(l->v, old.v, old.n * sizeof *old.v);
+        memcpy(l->guessed, old.guessed, old.n);
+        if (w == old_w) {
+            memcpy(l->costs, old.costs, old.n * w * sizeof *old.costs);
+        } else {
+            for (size_t i = 0; i < old.n; i++) {
+                memcpy(l->costs + i * w, old.costs + i * old_w, old_w * sizeof *old.costs);
+                memset(l->costs + i * w + old_w, 0, (w - old_w) * sizeof *old.costs);
+            }
+        }
+    }
+    seg_free(pool, old.v);
+    return ST_OK;
+}
+
 /* The call equal to `key`, or NONE; *slot: where a new one goes in the table (when made). */
 static uint32_t call_find(const call_list *l, uint64_t seed, const call_rec *key, uint32_t *slot) {
     *slot = 0;
@@ -61,56 +228,8 @@ static uint32_t call_find(const call_list *l, uint64_t seed, const call_rec *key
     return NONE;
 }
 
-/* A list's records, cost rows and guessed marks are one block: `cap` records, then `cap` rows
- * of `w` values, then `cap` marks. Sets v, costs and guessed from the block's address. */
-static void call_place(call_list *l, void *block, uint32_t cap, size_t w) {
-    l->v = block;
-    l->costs = (cg_cost *)(l->v + cap);
-    l->guessed = (unsigned char *)(l->costs + (size_t)cap * w);
-}
-
-/* The block for `cap` records of `w` values (w >= 1), moved from one of `old_cap` records of
- * `old_w` values: the records stay, the rows and marks move to their new places. */
-static status call_resize(call_list *l, uint32_t cap, size_t w, size_t old_w) {
-    size_t rec = sizeof(call_rec) + w * sizeof(cg_cost) + 1;
-    if ((size_t)cap > SIZE_MAX / rec) return ST_NOMEM;
-    uint32_t old_cap = l->cap, n = l->n;
-    char *block = realloc(l->v, (size_t)cap * rec);
-    if (!block) return ST_NOMEM;
-    /* where the old rows and marks are now, in the moved block */
-    cg_cost *rows = (cg_cost *)(block + (size_t)old_cap * sizeof(call_rec));
-    unsigned char *marks = (unsigned char *)(rows + (size_t)old_cap * old_w);
-    call_place(l, block, cap, w);
-    /* marks first (they are last in both layouts and move furthest), then the rows from the
-     * last back, so that nothing is overwritten before it moves */
-    memmove(l->guessed, marks, n);
-    if (w == old_w) {
-        memmove(l->costs, rows, (size_t)n * w * sizeof *rows);
-    } else {
-        for (size_t i = n; i-- > 0;) {
-            memmove(l->costs + i * w, rows + i * old_w, old_w * sizeof *rows);
-            memset(l->costs + i * w + old_w, 0, (w - old_w) * sizeof *rows);
-        }
-    }
-    l->cap = cap;
-    return ST_OK;
-}
-
-/* Room for one more call, and the table when the list outgrows a scan. */
-static status call_room(call_list *l, uint64_t seed, size_t width) {
-    if (l->n == l->cap) {
-        uint32_t cap = grown(l->cap, (size_t)l->n + 1);
-        size_t w = width ? width : 1;
-        if (!cap || call_resize(l, cap, w, w)) return ST_NOMEM;
-    }
-    if ((l->tab || l->n + 1 > SCAN_MAX) && 2 * (l->n + 1) > l->tab_cap &&
-        table_make(&l->tab, &l->tab_cap, l->n, l->n + 1, call_hash_of, l->v, seed))
-        return ST_NOMEM;
-    return ST_OK;
-}
-
-status call_list_add(call_list *l, uint64_t seed, size_t width, const call_rec *key, int guessed,
-                     cg_cost **row) {
+status call_list_add(call_list *l, rec_pool *pool, uint64_t seed, size_t width, const call_rec *key,
+                     int guessed, cg_cost **row) {
     uint32_t slot;
     uint32_t c = call_find(l, seed, key, &slot);
     if (c != NONE) {
@@ -120,60 +239,84 @@ status call_list_add(call_list *l, uint64_t seed, size_t width, const call_rec *
         l->guessed[c] &= (unsigned char)guessed;
         return count_add(&l->v[c].count, key->count) ? ST_OVERFLOW : ST_OK;
     }
-    int had_tab = l->tab != NULL;
-    uint32_t cap = l->tab_cap;
-    if (call_room(l, seed, width)) return ST_NOMEM;
+    size_t w = width ? width : 1;
+    if (l->n == l->cap && call_move(l, pool, (size_t)l->n + 1, w, w, key->caller)) return ST_NOMEM;
+    if ((l->tab || l->n + 1 > SCAN_MAX) && 2 * (l->n + 1) > l->tab_cap) {
+        if (table_make(&l->tab, &l->tab_cap, l->n, l->n + 1, call_hash_of, l->v, seed))
+            return ST_NOMEM;
+        for (slot = call_rec_hash(seed, key) & (l->tab_cap - 1); l->tab[slot];
+             slot = (slot + 1) & (l->tab_cap - 1)) {
+        }
+    }
     c = l->n++;
     l->v[c] = *key;
     l->guessed[c] = (unsigned char)guessed;
     *row = l->costs + (size_t)c * width;
     memset(*row, 0, width * sizeof **row);
-    if (l->tab) {
-        if (!had_tab || cap != l->tab_cap) /* made again: the slot found is stale */
-            for (slot = call_rec_hash(seed, key) & (l->tab_cap - 1); l->tab[slot];
-                 slot = (slot + 1) & (l->tab_cap - 1)) {
-            }
-        l->tab[slot] = c + 1;
-    }
+    if (l->tab) l->tab[slot] = c + 1;
     l->next = NONE; /* a new record: what comes next is unknown until one matches again */
     return ST_OK;
 }
 
-status call_list_take(call_list *into, call_list *from, uint64_t seed, size_t width) {
+status call_list_take(call_list *into, rec_pool *pool, call_list *from, rec_pool *from_pool,
+                      uint64_t seed, size_t width) {
+    if (!from->n) return ST_OK;
     if (!into->n) {
-        call_list_free(into);
-        *into = *from;
-        into->next = 0;
-        memset(from, 0, sizeof *from);
+        /* copied whole, its table with it: the records keep their places */
+        size_t w = width ? width : 1;
+        call_list_free(into, pool);
+        if (call_move(into, pool, from->n, w, w, from->v[0].caller)) return ST_NOMEM;
+        memcpy(into->v, from->v, from->n * sizeof *from->v);
+        memcpy(into->costs, from->costs, from->n * w * sizeof *from->costs);
+        memcpy(into->guessed, from->guessed, from->n);
+        into->n = from->n;
+        into->tab = from->tab;
+        into->tab_cap = from->tab_cap;
+        from->tab = NULL;
+        call_list_free(from, from_pool);
         return ST_OK;
     }
     status rc = ST_OK;
     into->next = 0; /* the records of a later block: expected in the order of the first */
     for (uint32_t i = 0; i < from->n; i++) {
         cg_cost *row;
-        status r = call_list_add(into, seed, width, &from->v[i], from->guessed[i], &row);
+        status r = call_list_add(into, pool, seed, width, &from->v[i], from->guessed[i], &row);
         if (r == ST_NOMEM) return r;
         if (r || row_add(row, from->costs + (size_t)i * width, width)) rc = ST_OVERFLOW;
     }
-    call_list_free(from);
+    call_list_free(from, from_pool);
     return rc;
 }
 
-int call_list_restride(call_list *l, size_t old, size_t wide) {
-    if (!l->cap || wide <= old) return 0;
+int call_list_restride(call_list *l, rec_pool *pool, size_t old, size_t wide) {
+    if (!l->n || wide <= old) return 0;
     /* a list of no events keeps rows of one value, never read */
-    if (call_resize(l, l->cap, wide, old ? old : 1)) return -1;
+    if (call_move(l, pool, l->n, wide, old ? old : 1, l->v[0].caller)) return -1;
     if (!old) memset(l->costs, 0, (size_t)l->n * wide * sizeof *l->costs);
     return 0;
 }
 
-void call_list_free(call_list *l) {
-    free(l->v); /* the block of records, rows and marks */
+void call_list_free(call_list *l, rec_pool *pool) {
+    seg_free(pool, l->v);
     free(l->tab);
     memset(l, 0, sizeof *l);
 }
 
 /* ---- jumps ---- */
+
+static status jump_move(jump_list *l, rec_pool *pool, size_t need, uint32_t owner) {
+    if (need > UINT32_MAX / 2 || need > SIZE_MAX / sizeof(jump_rec)) return ST_NOMEM;
+    size_t room;
+    jump_rec *v = seg_alloc(pool, need * sizeof *v, owner, REC_JUMPS, &room);
+    if (!v) return ST_NOMEM;
+    size_t cap = room / sizeof *v;
+    if (cap > UINT32_MAX / 2) cap = UINT32_MAX / 2;
+    if (l->n) memcpy(v, l->v, l->n * sizeof *v);
+    seg_free(pool, l->v);
+    l->v = v;
+    l->cap = (uint32_t)cap;
+    return ST_OK;
+}
 
 static uint32_t jump_find(const jump_list *l, uint64_t seed, const jump_rec *key, uint32_t *slot) {
     *slot = 0;
@@ -190,7 +333,7 @@ static uint32_t jump_find(const jump_list *l, uint64_t seed, const jump_rec *key
     return NONE;
 }
 
-status jump_list_add(jump_list *l, uint64_t seed, const jump_rec *key) {
+status jump_list_add(jump_list *l, rec_pool *pool, uint64_t seed, const jump_rec *key) {
     uint32_t slot;
     uint32_t j = jump_find(l, seed, key, &slot);
     if (j != NONE) {
@@ -200,14 +343,7 @@ status jump_list_add(jump_list *l, uint64_t seed, const jump_rec *key) {
                    ? ST_OVERFLOW
                    : ST_OK;
     }
-    if (l->n == l->cap) {
-        uint32_t cap = grown(l->cap, (size_t)l->n + 1);
-        if (!cap) return ST_NOMEM;
-        jump_rec *v = realloc(l->v, (size_t)cap * sizeof *v);
-        if (!v) return ST_NOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (l->n == l->cap && jump_move(l, pool, (size_t)l->n + 1, key->fn)) return ST_NOMEM;
     if ((l->tab || l->n + 1 > SCAN_MAX) && 2 * (l->n + 1) > l->tab_cap) {
         if (table_make(&l->tab, &l->tab_cap, l->n, l->n + 1, jump_hash_of, l->v, seed))
             return ST_NOMEM;
@@ -222,27 +358,33 @@ status jump_list_add(jump_list *l, uint64_t seed, const jump_rec *key) {
     return ST_OK;
 }
 
-status jump_list_take(jump_list *into, jump_list *from, uint64_t seed) {
+status jump_list_take(jump_list *into, rec_pool *pool, jump_list *from, rec_pool *from_pool,
+                      uint64_t seed) {
+    if (!from->n) return ST_OK;
     if (!into->n) {
-        jump_list_free(into);
-        *into = *from;
-        into->next = 0;
-        memset(from, 0, sizeof *from);
+        jump_list_free(into, pool);
+        if (jump_move(into, pool, from->n, from->v[0].fn)) return ST_NOMEM;
+        memcpy(into->v, from->v, from->n * sizeof *from->v);
+        into->n = from->n;
+        into->tab = from->tab;
+        into->tab_cap = from->tab_cap;
+        from->tab = NULL;
+        jump_list_free(from, from_pool);
         return ST_OK;
     }
     status rc = ST_OK;
     into->next = 0;
     for (uint32_t i = 0; i < from->n; i++) {
-        status r = jump_list_add(into, seed, &from->v[i]);
+        status r = jump_list_add(into, pool, seed, &from->v[i]);
         if (r == ST_NOMEM) return r;
         if (r) rc = ST_OVERFLOW;
     }
-    jump_list_free(from);
+    jump_list_free(from, from_pool);
     return rc;
 }
 
-void jump_list_free(jump_list *l) {
-    free(l->v);
+void jump_list_free(jump_list *l, rec_pool *pool) {
+    seg_free(pool, l->v);
     free(l->tab);
     memset(l, 0, sizeof *l);
 }

@@ -3,7 +3,13 @@
  * record expected next, then a scan of a few records or a small hash table), so that adding a
  * record touches only that function's memory. The builder keeps one per function and numbers
  * them into the model's arrays once every input is read; a split load's pieces keep one per
- * function of the piece, which the stitch adopts or merges. */
+ * function of the piece, which the stitch takes or merges.
+ *
+ * A list's records live in one segment of a pool (`rec_pool`): large blocks cut into segments
+ * of sizes a half-power of two apart, each with a header that names its function and kind, segments
+ * freed by a list that grew reused by the next of their size. So a list costs no malloc of its own,
+ * and the numbering can walk the blocks in order, copy the lists it finds to their places and
+ * give each block back as soon as it is walked: memory does not double while it copies. */
 #ifndef CG_FNRECS_H
 #define CG_FNRECS_H
 
@@ -16,13 +22,43 @@
 /* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
 #pragma GCC visibility push(hidden)
 
+enum { POOL_CLASSES = 80 };
+
+typedef struct pool_block {
+    char *mem;
+    size_t used; /* bytes cut into segments */
+} pool_block;
+
+/* Segments for lists. All zero but block_size is an empty pool. */
+typedef struct rec_pool {
+    pool_block *blocks;
+    size_t nblocks, blocks_cap;
+    size_t block_size;         /* of a new block; a larger segment gets a block of its own */
+    char *top, *end;           /* the rest of the block being cut ... */
+    size_t bump;               /* ... blocks[bump] */
+    void *free_[POOL_CLASSES]; /* freed segments of each size */
+} rec_pool;
+
+void rec_pool_init(rec_pool *pool, size_t block_size);
+/* Every segment freed at once (the lists that used them must be dropped). The first block is
+ * kept for the next segments when `keep_one`. */
+void rec_pool_clear(rec_pool *pool, int keep_one);
+
+/* What the walk of a numbering finds: a segment of function `owner`'s calls (REC_CALLS) or
+ * jumps (REC_JUMPS) at `records`, which may be a segment the list has left. */
+enum { REC_FREE, REC_CALLS, REC_JUMPS };
+typedef void (*rec_visit_fn)(void *ctx, int kind, uint32_t owner, const void *records);
+/* Visits every segment in use, block after block, freeing each block once visited; the pool
+ * is empty afterwards. */
+void rec_pool_drain(rec_pool *pool, rec_visit_fn visit, void *ctx);
+
 /* A function's calls. All zero is an empty list. */
 typedef struct call_list {
-    call_rec *v;
-    cg_cost *costs;         /* a row of the list's width per record */
-    unsigned char *guessed; /* the callee's file was not given (resolve.c) */
+    call_rec *v;            /* the start of the list's segment */
+    cg_cost *costs;         /* a row of the list's width per record, after the records */
+    unsigned char *guessed; /* the callee's file was not given (resolve.c), after the rows */
     uint32_t n, cap;
-    uint32_t *tab; /* record + 1, 0 = free; made past a few records */
+    uint32_t *tab; /* record + 1, 0 = free; made past a few records (malloc) */
     uint32_t tab_cap;
     uint32_t next; /* the record expected next: a new block repeats the last one's */
 } call_list;
@@ -48,29 +84,33 @@ static inline void fn_records_again(fn_records *r) {
 
 /* Adds a call (counts summed, `guessed` kept only while every occurrence guessed) and gives
  * its cost row, `width` values, to which the caller adds. ST_OVERFLOW when the count sum
- * saturates (the row is still given); ST_NOMEM. `seed` is the load's hash seed. */
-status call_list_add(call_list *l, uint64_t seed, size_t width, const call_rec *key, int guessed,
-                     cg_cost **row);
+ * saturates (the row is still given); ST_NOMEM. `seed` is the load's hash seed. The list's
+ * segments come from `pool`. */
+status call_list_add(call_list *l, rec_pool *pool, uint64_t seed, size_t width, const call_rec *key,
+                     int guessed, cg_cost **row);
 /* Adds a jump (counts summed); ST_OVERFLOW when a count sum saturates; ST_NOMEM. */
-status jump_list_add(jump_list *l, uint64_t seed, const jump_rec *key);
+status jump_list_add(jump_list *l, rec_pool *pool, uint64_t seed, const jump_rec *key);
 
-/* Adds the records of `from` (the later ones in reading order) to `into`, whose records come
- * first: `from` is taken whole when `into` is empty (no copy), else each record is merged
- * through `into`'s lookup. `from` is left empty either way. ST_OVERFLOW when a sum saturates
- * (the records are all added nonetheless); ST_NOMEM (then `from` is left as it was from the
- * record that could not be added on, and freed by its owner). Both of `width` and `seed`. */
-status call_list_take(call_list *into, call_list *from, uint64_t seed, size_t width);
-status jump_list_take(jump_list *into, jump_list *from, uint64_t seed);
+/* Adds the records of `from` (the later ones in reading order, in `from_pool`) to `into` (in
+ * `pool`), whose records come first: copied whole into a segment of `pool` when `into` is
+ * empty (no lookup), else each record is merged through `into`'s lookup. `from` is left empty
+ * either way. ST_OVERFLOW when a sum saturates (the records are all added nonetheless);
+ * ST_NOMEM. Both of `width` and `seed`. */
+status call_list_take(call_list *into, rec_pool *pool, call_list *from, rec_pool *from_pool,
+                      uint64_t seed, size_t width);
+status jump_list_take(jump_list *into, rec_pool *pool, jump_list *from, rec_pool *from_pool,
+                      uint64_t seed);
 
 /* Widens the cost rows from `old` to `wide` values (a new event), zero in the new columns; -1
  * when out of memory (the list is unchanged). */
-int call_list_restride(call_list *l, size_t old, size_t wide);
+int call_list_restride(call_list *l, rec_pool *pool, size_t old, size_t wide);
 
-void call_list_free(call_list *l);
-void jump_list_free(jump_list *l);
-static inline void fn_records_free(fn_records *r) {
-    call_list_free(&r->calls);
-    jump_list_free(&r->jumps);
+/* Gives the list's segment back to its pool and frees its table. */
+void call_list_free(call_list *l, rec_pool *pool);
+void jump_list_free(jump_list *l, rec_pool *pool);
+static inline void fn_records_free(fn_records *r, rec_pool *pool) {
+    call_list_free(&r->calls, pool);
+    jump_list_free(&r->jumps, pool);
 }
 
 #pragma GCC visibility pop

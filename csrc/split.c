@@ -13,7 +13,9 @@
 #include <emmintrin.h>
 #endif
 
-enum { DEFAULT_PIECE = 1 << 17, MAX_WORKERS = 64, SHARDS = 64 };
+/* PIECE_RECS_BLOCK: the bytes of a block of a piece's calls and jumps (a piece of 128 KiB
+ * holds a few KiB of them). */
+enum { DEFAULT_PIECE = 1 << 17, MAX_WORKERS = 64, SHARDS = 64, PIECE_RECS_BLOCK = 16 << 10 };
 
 /* ---- a piece's records ---- */
 
@@ -32,15 +34,17 @@ typedef struct piece_build {
      * by local slot as the streams */
     fn_records *recs;
     size_t recs_cap;
-    uint64_t seed; /* the load's, so that the stitch can adopt the lists' tables */
+    rec_pool pool; /* their segments */
+    uint64_t seed; /* the load's, so that the stitch can take the lists' tables */
     cg_cost section[MAX_RAW_EVENTS];
 } piece_build;
 
 static void build_free(piece_build *pb) {
     for (size_t i = 0; i < pb->nfns; i++) {
         line_store_free(&pb->stores[i]);
-        fn_records_free(&pb->recs[i]);
+        fn_records_free(&pb->recs[i], &pb->pool);
     }
+    rec_pool_clear(&pb->pool, 0);
     free(pb->fkeys);
     free(pb->fvals);
     free(pb->fns);
@@ -131,7 +135,8 @@ int local_call(piece_build *pb, const call_rec *key, int guessed, const cg_cost 
     int64_t slot = fn_slot(pb, key->caller);
     if (slot < 0) return -1;
     cg_cost *row;
-    if (call_list_add(&pb->recs[slot].calls, pb->seed, pb->nraw, key, guessed, &row)) return -1;
+    if (call_list_add(&pb->recs[slot].calls, &pb->pool, pb->seed, pb->nraw, key, guessed, &row))
+        return -1;
     int bad = 0;
     if (!map) {
         bad = row_add(row, values, n);
@@ -144,7 +149,7 @@ int local_call(piece_build *pb, const call_rec *key, int guessed, const cg_cost 
 int local_jump(piece_build *pb, const jump_rec *key) {
     int64_t slot = fn_slot(pb, key->fn);
     if (slot < 0) return -1;
-    return jump_list_add(&pb->recs[slot].jumps, pb->seed, key) ? -1 : 0;
+    return jump_list_add(&pb->recs[slot].jumps, &pb->pool, pb->seed, key) ? -1 : 0;
 }
 
 /* ---- pieces ---- */
@@ -355,7 +360,7 @@ static int stitch(splitter *sp, piece *pc) {
         if (row_add(costs_row(&p->fn_self, nraw, fn), &pb->self[i * width], nraw)) return -1;
         /* the function's calls and jumps: taken whole when it has none yet, else merged
          * through its own lookup, after those of the pieces before */
-        if (build_take_records(b, fn, &pb->recs[i])) return -1;
+        if (build_take_records(b, fn, &pb->recs[i], &pb->pool)) return -1;
     }
     if (row_add(costs_row(&p->section_costs, nraw, b->section), pb->section, nraw)) return -1;
     /* the parser's state after the piece: its lines, last positions, a call or jump waiting
@@ -454,8 +459,9 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
         piece_build *pb = &pc->build;
         for (size_t i = 0; i < pb->nfns; i++) {
             line_store_free(&pb->stores[i]);
-            fn_records_free(&pb->recs[i]);
+            fn_records_free(&pb->recs[i], &pb->pool);
         }
+        rec_pool_clear(&pb->pool, 1);
         pb->nfns = 0;
         if (pb->fkeys) memset(pb->fkeys, 0, pb->fcap * sizeof *pb->fkeys);
         memset(pb->section, 0, sizeof pb->section);
@@ -463,6 +469,8 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
         pc->done = pc->faulty = pc->own = 0;
     } else if (!(pc = calloc(1, sizeof *pc))) {
         return NULL;
+    } else {
+        rec_pool_init(&pc->build.pool, PIECE_RECS_BLOCK);
     }
     pc->next = NULL;
     pc->start = *start;
