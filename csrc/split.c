@@ -81,8 +81,7 @@ static int fn_table_grow(piece_build *pb) {
 }
 
 /* The local slot of a function, made when new; -1 when out of memory. */
-static int64_t fn_slot(piece_build *pb, uint32_t fn) {
-    if (fn == pb->last_fn && pb->nfns) return pb->last_slot;
+static int64_t fn_slot_lookup(piece_build *pb, uint32_t fn) {
     if (2 * (pb->nfns + 1) > pb->fcap && fn_table_grow(pb)) return -1;
     size_t h = fn_hash(fn) & (pb->fcap - 1);
     while (pb->fkeys[h] && pb->fkeys[h] != fn + 1) h = (h + 1) & (pb->fcap - 1);
@@ -106,6 +105,12 @@ static int64_t fn_slot(piece_build *pb, uint32_t fn) {
     pb->last_fn = fn;
     pb->last_slot = pb->fvals[h];
     return pb->last_slot;
+}
+
+/* The slot of the function of the last record, most often (its line, call and jump lines). */
+static inline int64_t fn_slot(piece_build *pb, uint32_t fn) {
+    if (fn == pb->last_fn && pb->nfns) return pb->last_slot;
+    return fn_slot_lookup(pb, fn);
 }
 
 static int negative(const cg_cost *v, size_t n) {
