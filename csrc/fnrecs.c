@@ -258,6 +258,18 @@ status call_list_add(call_list *l, rec_pool *pool, uint64_t seed, size_t width, 
     return ST_OK;
 }
 
+status call_list_push(call_list *l, rec_pool *pool, size_t width, const call_rec *key, int guessed,
+                      cg_cost **row) {
+    size_t w = width ? width : 1;
+    if (l->n == l->cap && call_move(l, pool, (size_t)l->n + 1, w, w, key->caller)) return ST_NOMEM;
+    uint32_t c = l->n++;
+    l->v[c] = *key;
+    l->guessed[c] = (unsigned char)guessed;
+    *row = l->costs + (size_t)c * width;
+    memset(*row, 0, width * sizeof **row);
+    return ST_OK;
+}
+
 status call_list_take(call_list *into, rec_pool *pool, call_list *from, rec_pool *from_pool,
                       uint64_t seed, size_t width) {
     if (!from->n) return ST_OK;
@@ -355,6 +367,12 @@ status jump_list_add(jump_list *l, rec_pool *pool, uint64_t seed, const jump_rec
     l->v[j] = *key;
     if (l->tab) l->tab[slot] = j + 1;
     l->next = NONE;
+    return ST_OK;
+}
+
+status jump_list_push(jump_list *l, rec_pool *pool, const jump_rec *key) {
+    if (l->n == l->cap && jump_move(l, pool, (size_t)l->n + 1, key->fn)) return ST_NOMEM;
+    l->v[l->n++] = *key;
     return ST_OK;
 }
 

@@ -91,6 +91,13 @@ status call_list_add(call_list *l, rec_pool *pool, uint64_t seed, size_t width, 
 /* Adds a jump (counts summed); ST_OVERFLOW when a count sum saturates; ST_NOMEM. */
 status jump_list_add(jump_list *l, rec_pool *pool, uint64_t seed, const jump_rec *key);
 
+/* Appends a call (jump) known to be new, with no lookup and no table (a split load's piece
+ * finds its records through a table of its own; the list makes its table when it first needs
+ * one after that); *row as call_list_add gives it. ST_NOMEM. */
+status call_list_push(call_list *l, rec_pool *pool, size_t width, const call_rec *key, int guessed,
+                      cg_cost **row);
+status jump_list_push(jump_list *l, rec_pool *pool, const jump_rec *key);
+
 /* Adds the records of `from` (the later ones in reading order, in `from_pool`) to `into` (in
  * `pool`), whose records come first: copied whole into a segment of `pool` when `into` is
  * empty (no lookup), else each record is merged through `into`'s lookup. `from` is left empty

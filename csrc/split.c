@@ -30,12 +30,15 @@ typedef struct piece_build {
     cg_cost *self;
     size_t nfns, fns_cap, stores_cap, self_cap;
     uint32_t last_fn, last_slot;
-    /* each function's calls and jumps, merged by identity in the order first seen (fnrecs.h),
-     * by local slot as the streams */
+    /* each function's calls and jumps in the order first seen (fnrecs.h), by local slot as
+     * the streams, found through one table per kind for the piece: (slot << 32) | (record +
+     * 1), 0 = free */
     fn_records *recs;
     size_t recs_cap;
     rec_pool pool; /* their segments */
-    uint64_t seed; /* the load's, so that the stitch can take the lists' tables */
+    uint64_t *ctab, *jtab;
+    size_t ctab_cap, jtab_cap, ncalls, njumps;
+    uint64_t seed; /* the load's */
     cg_cost section[MAX_RAW_EVENTS];
 } piece_build;
 
@@ -45,6 +48,8 @@ static void build_free(piece_build *pb) {
         fn_records_free(&pb->recs[i], &pb->pool);
     }
     rec_pool_clear(&pb->pool, 0);
+    free(pb->ctab);
+    free(pb->jtab);
     free(pb->fkeys);
     free(pb->fvals);
     free(pb->fns);
@@ -134,14 +139,57 @@ int local_line(piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint6
                : 0;
 }
 
+static inline const call_rec *call_at(const piece_build *pb, uint64_t e) {
+    return &pb->recs[e >> 32].calls.v[(uint32_t)e - 1];
+}
+
+static inline const jump_rec *jump_at(const piece_build *pb, uint64_t e) {
+    return &pb->recs[e >> 32].jumps.v[(uint32_t)e - 1];
+}
+
+/* Doubles a piece's table of calls (`calls`) or jumps, placing every record again. */
+static int table_grow(piece_build *pb, int calls) {
+    uint64_t **tab = calls ? &pb->ctab : &pb->jtab;
+    size_t *cap = calls ? &pb->ctab_cap : &pb->jtab_cap;
+    size_t c = *cap ? 2 * *cap : 64;
+    uint64_t *t = calloc(c, sizeof *t);
+    if (!t) return -1;
+    for (size_t slot = 0; slot < pb->nfns; slot++) {
+        uint32_t n = calls ? pb->recs[slot].calls.n : pb->recs[slot].jumps.n;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t h = calls ? call_rec_hash(pb->seed, &pb->recs[slot].calls.v[i])
+                               : jump_rec_hash(pb->seed, &pb->recs[slot].jumps.v[i]);
+            size_t s = h & (c - 1);
+            while (t[s]) s = (s + 1) & (c - 1);
+            t[s] = ((uint64_t)slot << 32) | (i + 1);
+        }
+    }
+    free(*tab);
+    *tab = t;
+    *cap = c;
+    return 0;
+}
+
 int local_call(piece_build *pb, const call_rec *key, int guessed, const cg_cost *values, size_t n,
                const uint32_t *map) {
     if (negative(values, n)) return -1;
     int64_t slot = fn_slot(pb, key->caller);
     if (slot < 0) return -1;
+    if (2 * (pb->ncalls + 1) > pb->ctab_cap && table_grow(pb, 1)) return -1;
+    size_t mask = pb->ctab_cap - 1, s = call_rec_hash(pb->seed, key) & mask;
+    while (pb->ctab[s] && !call_rec_same(call_at(pb, pb->ctab[s]), key)) s = (s + 1) & mask;
+    call_list *l = &pb->recs[slot].calls;
     cg_cost *row;
-    if (call_list_add(&pb->recs[slot].calls, &pb->pool, pb->seed, pb->nraw, key, guessed, &row))
-        return -1;
+    if (pb->ctab[s]) {
+        uint32_t c = (uint32_t)pb->ctab[s] - 1;
+        l->guessed[c] &= (unsigned char)guessed;
+        if (count_add(&l->v[c].count, key->count)) return -1;
+        row = l->costs + (size_t)c * pb->nraw;
+    } else {
+        if (call_list_push(l, &pb->pool, pb->nraw, key, guessed, &row)) return -1;
+        pb->ctab[s] = ((uint64_t)slot << 32) | l->n;
+        pb->ncalls++;
+    }
     int bad = 0;
     if (!map) {
         bad = row_add(row, values, n);
@@ -154,7 +202,18 @@ int local_call(piece_build *pb, const call_rec *key, int guessed, const cg_cost 
 int local_jump(piece_build *pb, const jump_rec *key) {
     int64_t slot = fn_slot(pb, key->fn);
     if (slot < 0) return -1;
-    return jump_list_add(&pb->recs[slot].jumps, &pb->pool, pb->seed, key) ? -1 : 0;
+    if (2 * (pb->njumps + 1) > pb->jtab_cap && table_grow(pb, 0)) return -1;
+    size_t mask = pb->jtab_cap - 1, s = jump_rec_hash(pb->seed, key) & mask;
+    while (pb->jtab[s] && !jump_rec_same(jump_at(pb, pb->jtab[s]), key)) s = (s + 1) & mask;
+    jump_list *l = &pb->recs[slot].jumps;
+    if (pb->jtab[s]) {
+        jump_rec *j = &l->v[(uint32_t)pb->jtab[s] - 1];
+        return count_add(&j->executed, key->executed) | count_add(&j->taken, key->taken) ? -1 : 0;
+    }
+    if (jump_list_push(l, &pb->pool, key)) return -1;
+    pb->jtab[s] = ((uint64_t)slot << 32) | l->n;
+    pb->njumps++;
+    return 0;
 }
 
 /* ---- pieces ---- */
@@ -467,7 +526,9 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
             fn_records_free(&pb->recs[i], &pb->pool);
         }
         rec_pool_clear(&pb->pool, 1);
-        pb->nfns = 0;
+        pb->nfns = pb->ncalls = pb->njumps = 0;
+        if (pb->ctab) memset(pb->ctab, 0, pb->ctab_cap * sizeof *pb->ctab);
+        if (pb->jtab) memset(pb->jtab, 0, pb->jtab_cap * sizeof *pb->jtab);
         if (pb->fkeys) memset(pb->fkeys, 0, pb->fcap * sizeof *pb->fkeys);
         memset(pb->section, 0, sizeof pb->section);
         pc->len = pc->names.n = 0;
