@@ -74,11 +74,16 @@ static int add_block(rec_pool *pool, char *mem, size_t used) {
 /* A segment with room for `bytes` after its head, for `owner`'s records of `kind`; *room: the
  * bytes it has. NULL when out of memory. */
 static void *seg_alloc(rec_pool *pool, size_t bytes, uint32_t owner, int kind, size_t *room) {
+    if (bytes > SIZE_MAX / 4) return NULL;
+    size_t need = bytes + HEAD;
     unsigned cls = 0;
-    for (;; cls++) {
-        if (cls >= POOL_CLASSES || cls / 2 >= sizeof(size_t) * 8 - 8) return NULL;
-        if (class_bytes(cls) - HEAD >= bytes) break;
+    if (need > SEG_MIN) {
+        /* 2^p < need <= 2^(p+1), p >= 5: 48 << (p - 5) when that is enough, else 32 << (p - 4) */
+        unsigned p = (unsigned)(sizeof(unsigned long long) * 8 - 1) -
+                     (unsigned)__builtin_clzll((unsigned long long)(need - 1));
+        cls = need <= (size_t)3 << (p - 1) ? 2 * (p - 5) + 1 : 2 * (p - 4);
     }
+    if (cls >= POOL_CLASSES) return NULL;
     size_t size = class_bytes(cls);
     char *seg;
     if (pool->free_[cls]) {
@@ -261,7 +266,9 @@ status call_list_add(call_list *l, rec_pool *pool, uint64_t seed, size_t width, 
 status call_list_push(call_list *l, rec_pool *pool, size_t width, const call_rec *key, int guessed,
                       cg_cost **row) {
     size_t w = width ? width : 1;
-    if (l->n == l->cap && call_move(l, pool, (size_t)l->n + 1, w, w, key->caller)) return ST_NOMEM;
+    /* a piece's lists live as long as the piece: room for a few records from the first */
+    if (l->n == l->cap && call_move(l, pool, l->n ? (size_t)l->n + 1 : 4, w, w, key->caller))
+        return ST_NOMEM;
     uint32_t c = l->n++;
     l->v[c] = *key;
     l->guessed[c] = (unsigned char)guessed;
@@ -371,7 +378,7 @@ status jump_list_add(jump_list *l, rec_pool *pool, uint64_t seed, const jump_rec
 }
 
 status jump_list_push(jump_list *l, rec_pool *pool, const jump_rec *key) {
-    if (l->n == l->cap && jump_move(l, pool, (size_t)l->n + 1, key->fn)) return ST_NOMEM;
+    if (l->n == l->cap && jump_move(l, pool, l->n ? (size_t)l->n + 1 : 4, key->fn)) return ST_NOMEM;
     l->v[l->n++] = *key;
     return ST_OK;
 }
