@@ -1,17 +1,21 @@
 /* fnrecs.c - a function's calls and jumps while loading, in segments of a pool (see fnrecs.h). */
+/* MAP_ANONYMOUS, which POSIX names only since 2024; without it blocks come from malloc */
+#define _DEFAULT_SOURCE
 #include "fnrecs.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Up to this many records a list is scanned; past it, a hash table of its own is made. */
 enum { SCAN_MAX = 8, NONE = UINT32_MAX };
 
 /* ---- the pool ---- */
 
-/* Before every segment: whose records it holds. Segments come in sizes a half-power of two
- * apart (32, 48, 64, 96, 128... bytes), so that a list's room is at most half again what it
- * needs; each list grows to the next size. */
+/* Before every segment: whose records it holds. Segments come in sizes a quarter-power of two
+ * apart (32, 40, 48, 56, 64, 80... bytes), so that a list's room is at most a fifth more than
+ * it needs (half again with half-powers cost single-100 2% of the file in peak memory); each
+ * list grows to the next size. */
 typedef struct seg_head {
     uint32_t owner;
     uint8_t kind, cls;
@@ -25,7 +29,33 @@ static inline seg_head *head_of(const void *payload) {
 }
 
 static inline size_t class_bytes(unsigned cls) {
-    return (size_t)(cls & 1 ? SEG_MIN * 3 / 2 : SEG_MIN) << (cls / 2);
+    return (size_t)(SEG_MIN + SEG_MIN / 4 * (cls % 4)) << (cls / 4);
+}
+
+/* Large blocks (the builder's) are mapped rather than taken from malloc: the numbering gives
+ * them back one by one while it fills the model's arrays, and malloc keeps freed memory that is
+ * not at the top of its heap, so the arrays would be new pages beside the old ones. Small ones
+ * (a piece's) come from malloc. */
+enum { MAPPED_BLOCK = 64 << 10 };
+
+static void *block_get(size_t bytes) {
+#ifdef MAP_ANONYMOUS
+    if (bytes >= MAPPED_BLOCK) {
+        void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return mem == MAP_FAILED ? NULL : mem;
+    }
+#endif
+    return malloc(bytes);
+}
+
+static void block_put(void *mem, size_t bytes) {
+#ifdef MAP_ANONYMOUS
+    if (bytes >= MAPPED_BLOCK) {
+        if (mem) munmap(mem, bytes);
+        return;
+    }
+#endif
+    free(mem);
 }
 
 void rec_pool_init(rec_pool *pool, size_t block_size) {
@@ -35,16 +65,16 @@ void rec_pool_init(rec_pool *pool, size_t block_size) {
 
 void rec_pool_clear(rec_pool *pool, int keep_one) {
     size_t size = pool->block_size;
-    pool_block kept = {NULL, 0};
+    pool_block kept = {NULL, 0, 0};
     for (size_t i = 0; i < pool->nblocks; i++) {
         if (keep_one && !kept.mem && i == pool->bump && pool->top) {
             kept = pool->blocks[i];
             continue;
         }
-        free(pool->blocks[i].mem);
+        block_put(pool->blocks[i].mem, pool->blocks[i].size);
     }
     if (kept.mem) {
-        pool->blocks[0].mem = kept.mem;
+        pool->blocks[0] = kept;
         pool->blocks[0].used = 0;
         pool->nblocks = 1;
         pool->bump = 0;
@@ -57,7 +87,7 @@ void rec_pool_clear(rec_pool *pool, int keep_one) {
     rec_pool_init(pool, size);
 }
 
-static int add_block(rec_pool *pool, char *mem, size_t used) {
+static int add_block(rec_pool *pool, char *mem, size_t used, size_t size) {
     if (pool->nblocks == pool->blocks_cap) {
         size_t cap = pool->blocks_cap ? 2 * pool->blocks_cap : 16;
         pool_block *b = realloc(pool->blocks, cap * sizeof *b);
@@ -65,8 +95,7 @@ static int add_block(rec_pool *pool, char *mem, size_t used) {
         pool->blocks = b;
         pool->blocks_cap = cap;
     }
-    pool->blocks[pool->nblocks].mem = mem;
-    pool->blocks[pool->nblocks].used = used;
+    pool->blocks[pool->nblocks] = (pool_block){mem, used, size};
     pool->nblocks++;
     return 0;
 }
@@ -78,10 +107,12 @@ static void *seg_alloc(rec_pool *pool, size_t bytes, uint32_t owner, int kind, s
     size_t need = bytes + HEAD;
     unsigned cls = 0;
     if (need > SEG_MIN) {
-        /* 2^p < need <= 2^(p+1), p >= 5: 48 << (p - 5) when that is enough, else 32 << (p - 4) */
+        /* 2^p < need <= 2^(p+1), p >= 5: the least of 2^p (1 + q/4), q = 1..4, that is enough */
         unsigned p = (unsigned)(sizeof(unsigned long long) * 8 - 1) -
                      (unsigned)__builtin_clzll((unsigned long long)(need - 1));
-        cls = need <= (size_t)3 << (p - 1) ? 2 * (p - 5) + 1 : 2 * (p - 4);
+        size_t unit = (size_t)1 << (p - 2);
+        unsigned q = (unsigned)((need - ((size_t)1 << p) + unit - 1) / unit);
+        cls = 4 * (p - 5) + q;
     }
     if (cls >= POOL_CLASSES) return NULL;
     size_t size = class_bytes(cls);
@@ -92,17 +123,17 @@ static void *seg_alloc(rec_pool *pool, size_t bytes, uint32_t owner, int kind, s
         seg = (char *)payload - HEAD;
     } else if (size > pool->block_size / 2) {
         /* a block of its own, so that the block being cut keeps serving small ones */
-        if (!(seg = malloc(size))) return NULL;
-        if (add_block(pool, seg, size)) {
-            free(seg);
+        if (!(seg = block_get(size))) return NULL;
+        if (add_block(pool, seg, size, size)) {
+            block_put(seg, size);
             return NULL;
         }
     } else {
         if (!pool->top || (size_t)(pool->end - pool->top) < size) {
-            char *mem = malloc(pool->block_size);
+            char *mem = block_get(pool->block_size);
             if (!mem) return NULL;
-            if (add_block(pool, mem, 0)) {
-                free(mem);
+            if (add_block(pool, mem, 0, pool->block_size)) {
+                block_put(mem, pool->block_size);
                 return NULL;
             }
             pool->bump = pool->nblocks - 1;
@@ -138,7 +169,7 @@ void rec_pool_drain(rec_pool *pool, rec_visit_fn visit, void *ctx) {
             if (h->kind != REC_FREE) visit(ctx, h->kind, h->owner, p + HEAD);
             p += class_bytes(h->cls);
         }
-        free(pool->blocks[i].mem);
+        block_put(pool->blocks[i].mem, pool->blocks[i].size);
         pool->blocks[i].mem = NULL;
     }
     free(pool->blocks);

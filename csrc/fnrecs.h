@@ -6,7 +6,7 @@
  * function of the piece, which the stitch takes or merges.
  *
  * A list's records live in one segment of a pool (`rec_pool`): large blocks cut into segments
- * of sizes a half-power of two apart, each with a header that names its function and kind, segments
+ * of sizes a quarter-power of two apart, each with a header that names its function and kind, segments
  * freed by a list that grew reused by the next of their size. So a list costs no malloc of its own,
  * and the numbering can walk the blocks in order, copy the lists it finds to their places and
  * give each block back as soon as it is walked: memory does not double while it copies. */
@@ -22,11 +22,11 @@
 /* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
 #pragma GCC visibility push(hidden)
 
-enum { POOL_CLASSES = 80 };
+enum { POOL_CLASSES = 160 };
 
 typedef struct pool_block {
     char *mem;
-    size_t used; /* bytes cut into segments */
+    size_t used, size; /* bytes cut into segments, bytes it has */
 } pool_block;
 
 /* Segments for lists. All zero but block_size is an empty pool. */
