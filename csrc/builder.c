@@ -12,7 +12,7 @@
 /* The bytes of a block of the pool of calls and jumps: mapped apart (fnrecs.c), and small
  * enough that the numbering, which gives each block back once it has copied its lists, does
  * not get far ahead of what it gives back (4 MiB blocks cost single-100 6 MB more peak). */
-enum { RECS_BLOCK = 256 << 10 };
+enum { RECS_BLOCK = 512 << 10 };
 
 /* ---- the builder ---- */
 

@@ -298,7 +298,7 @@ status call_list_push(call_list *l, rec_pool *pool, size_t width, const call_rec
                       cg_cost **row) {
     size_t w = width ? width : 1;
     /* a piece's lists live as long as the piece: room for a few records from the first */
-    if (l->n == l->cap && call_move(l, pool, l->n ? (size_t)l->n + 1 : 4, w, w, key->caller))
+    if (l->n == l->cap && call_move(l, pool, l->n ? 2 * (size_t)l->n : 4, w, w, key->caller))
         return ST_NOMEM;
     uint32_t c = l->n++;
     l->v[c] = *key;
@@ -409,7 +409,7 @@ status jump_list_add(jump_list *l, rec_pool *pool, uint64_t seed, const jump_rec
 }
 
 status jump_list_push(jump_list *l, rec_pool *pool, const jump_rec *key) {
-    if (l->n == l->cap && jump_move(l, pool, l->n ? (size_t)l->n + 1 : 4, key->fn)) return ST_NOMEM;
+    if (l->n == l->cap && jump_move(l, pool, l->n ? 2 * (size_t)l->n : 4, key->fn)) return ST_NOMEM;
     l->v[l->n++] = *key;
     return ST_OK;
 }

@@ -93,7 +93,8 @@ status jump_list_add(jump_list *l, rec_pool *pool, uint64_t seed, const jump_rec
 
 /* Appends a call (jump) known to be new, with no lookup and no table (a split load's piece
  * finds its records through a table of its own; the list makes its table when it first needs
- * one after that); *row as call_list_add gives it. ST_NOMEM. */
+ * one after that); *row as call_list_add gives it. ST_NOMEM. A full list doubles (a piece's
+ * lists live as long as the piece: fewer moves matter more than room). */
 status call_list_push(call_list *l, rec_pool *pool, size_t width, const call_rec *key, int guessed,
                       cg_cost **row);
 status jump_list_push(jump_list *l, rec_pool *pool, const jump_rec *key);
