@@ -3,6 +3,7 @@
  * a call (caller, callee, call site); a jump (function, source, target, kind). */
 #include "builder.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,7 +277,43 @@ static void number_list(void *ctx, int kind, uint32_t owner, const void *records
     }
 }
 
-status build_number(builder *b) {
+/* A range of the pool's blocks for one thread of the numbering. */
+typedef struct drain_part {
+    rec_pool *pool;
+    size_t from, to;
+    numbering *nb;
+} drain_part;
+
+static void *drain_part_run(void *arg) {
+    drain_part *d = arg;
+    rec_pool_drain_blocks(d->pool, d->from, d->to, number_list, d->nb);
+    return NULL;
+}
+
+/* Drains the pool on up to `threads` threads (this one included), then frees what is left. */
+static void drain_in_parallel(rec_pool *pool, int threads, numbering *nb) {
+    enum { MAX_DRAIN_THREADS = 8, MIN_BLOCKS_EACH = 4 };
+    size_t n = pool->nblocks, parts = threads > 1 ? (size_t)threads : 1;
+    if (parts > MAX_DRAIN_THREADS) parts = MAX_DRAIN_THREADS;
+    if (parts > n / MIN_BLOCKS_EACH) parts = n / MIN_BLOCKS_EACH ? n / MIN_BLOCKS_EACH : 1;
+    drain_part part[MAX_DRAIN_THREADS];
+    pthread_t tid[MAX_DRAIN_THREADS];
+    int started[MAX_DRAIN_THREADS] = {0};
+    for (size_t k = 0; k < parts; k++)
+        part[k] = (drain_part){pool, n * k / parts, n * (k + 1) / parts, nb};
+    for (size_t k = 1; k < parts; k++)
+        started[k] = pthread_create(&tid[k], NULL, drain_part_run, &part[k]) == 0;
+    drain_part_run(&part[0]);
+    for (size_t k = 1; k < parts; k++) {
+        if (started[k])
+            pthread_join(tid[k], NULL);
+        else
+            drain_part_run(&part[k]); /* no thread to be had: this one does it */
+    }
+    rec_pool_clear(pool, 0);
+}
+
+status build_number(builder *b, int threads) {
     cg_profile *p = b->p;
     size_t calls = p->ncalls, jumps = p->njumps, w = p->nraw;
     numbering nb = {b, NULL, NULL};
@@ -304,8 +341,9 @@ status build_number(builder *b) {
         p->call_costs.cap = calls;
     }
     /* the pool's blocks in order, each given back once its lists are copied, so that the
-     * records are not held twice */
-    rec_pool_drain(&b->pool, number_list, &nb);
+     * records are not held twice; the lists go to places known ahead, so threads copy
+     * disjoint ranges of blocks at once */
+    drain_in_parallel(&b->pool, threads, &nb);
     for (size_t f = 0; f < b->nrecs; f++) {
         free(b->recs[f].calls.tab);
         free(b->recs[f].jumps.tab);

@@ -161,8 +161,8 @@ static void seg_free(rec_pool *pool, void *payload) {
     pool->free_[h->cls] = payload;
 }
 
-void rec_pool_drain(rec_pool *pool, rec_visit_fn visit, void *ctx) {
-    for (size_t i = 0; i < pool->nblocks; i++) {
+void rec_pool_drain_blocks(rec_pool *pool, size_t from, size_t to, rec_visit_fn visit, void *ctx) {
+    for (size_t i = from; i < to; i++) {
         char *p = pool->blocks[i].mem, *end = p + pool->blocks[i].used;
         while (p < end) {
             const seg_head *h = (const seg_head *)p;
@@ -172,8 +172,11 @@ void rec_pool_drain(rec_pool *pool, rec_visit_fn visit, void *ctx) {
         block_put(pool->blocks[i].mem, pool->blocks[i].size);
         pool->blocks[i].mem = NULL;
     }
-    free(pool->blocks);
-    rec_pool_init(pool, pool->block_size);
+}
+
+void rec_pool_drain(rec_pool *pool, rec_visit_fn visit, void *ctx) {
+    rec_pool_drain_blocks(pool, 0, pool->nblocks, visit, ctx);
+    rec_pool_clear(pool, 0);
 }
 
 /* ---- lookups ---- */

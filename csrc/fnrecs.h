@@ -6,10 +6,10 @@
  * function of the piece, which the stitch takes or merges.
  *
  * A list's records live in one segment of a pool (`rec_pool`): large blocks cut into segments
- * of sizes a quarter-power of two apart, each with a header that names its function and kind, segments
- * freed by a list that grew reused by the next of their size. So a list costs no malloc of its own,
- * and the numbering can walk the blocks in order, copy the lists it finds to their places and
- * give each block back as soon as it is walked: memory does not double while it copies. */
+ * of sizes a quarter-power of two apart, each with a header that names its function and kind,
+ * segments freed by a list that grew reused by the next of their size. So a list costs no malloc of
+ * its own, and the numbering can walk the blocks in order, copy the lists it finds to their places
+ * and give each block back as soon as it is walked: memory does not double while it copies. */
 #ifndef CG_FNRECS_H
 #define CG_FNRECS_H
 
@@ -51,6 +51,9 @@ typedef void (*rec_visit_fn)(void *ctx, int kind, uint32_t owner, const void *re
 /* Visits every segment in use, block after block, freeing each block once visited; the pool
  * is empty afterwards. */
 void rec_pool_drain(rec_pool *pool, rec_visit_fn visit, void *ctx);
+/* The same for blocks [from, to) only, which it frees and leaves NULL (rec_pool_clear then
+ * frees the rest): threads may drain disjoint ranges of one pool at once. */
+void rec_pool_drain_blocks(rec_pool *pool, size_t from, size_t to, rec_visit_fn visit, void *ctx);
 
 /* A function's calls. All zero is an empty list. */
 typedef struct call_list {

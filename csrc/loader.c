@@ -261,7 +261,7 @@ cg_profile *cg_loader_finish(cg_loader *ld, cg_error *err) {
         return NULL;
     }
     /* the calls and jumps kept per function while reading get their numbers */
-    if (build_number(b)) {
+    if (build_number(b, load_threads(&ld->opts))) {
         set_error(err, CG_ERR_NOMEM, 0, "out of memory");
         cg_loader_free(ld);
         return NULL;

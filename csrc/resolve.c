@@ -100,7 +100,7 @@ static int rebuild_calls(builder *b, const uint32_t *target, const fault_site *s
     free(old);
     costs_free(&old_costs);
     free(old_guessed);
-    if (rc == 0 && build_number(b)) rc = nomem(site);
+    if (rc == 0 && build_number(b, 1)) rc = nomem(site);
     return rc;
 }
 

@@ -228,7 +228,44 @@ local function compaction_text()
   return table.concat(out, "\n") .. "\n"
 end
 
+-- Enough calls and jumps (about 5 MB of them while loading) that their numbering at the end
+-- is shared between threads (builder.c: at least four blocks of the pool each).
+local function many_records_text()
+  local out = { "events: Ir", "positions: line" }
+  for f = 1, 2000 do
+    out[#out + 1] = ("fn=(%d) f%d"):format(f, f)
+    out[#out + 1] = "1 1"
+    for k = 1, 10 do
+      out[#out + 1] = f == 1 and ("cfn=(%d) callee%d"):format(3000 + k, k) or ("cfn=(%d)"):format(3000 + k)
+      out[#out + 1] = ("calls=%d %d"):format(k, k)
+      out[#out + 1] = ("%d %d"):format(100 + k, f + k)
+    end
+    for k = 1, 20 do
+      out[#out + 1] = ("jump=%d %d"):format(k, 300 + k)
+      out[#out + 1] = ("%d"):format(200 + k)
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
 describe("a load on several threads", function()
+  it("numbers calls and jumps on several threads as on one", function()
+    local load = parse_of(many_records_text(), "many")
+    local prof = assert(load { threads = 1 })
+    local calls, jumps = 0, 0
+    for fn in prof:functions() do
+      for _ in fn:callees() do calls = calls + 1 end
+      for _ in fn:jumps() do jumps = jumps + 1 end
+    end
+    assert.same({ 20000, 40000 }, { calls, jumps })
+    prof:close()
+    local expected = outcome(load, { threads = 1 })
+    for _, threads in ipairs { 2, 4 } do
+      local diff = first_difference(expected, outcome(load, { threads = threads }))
+      assert.is_nil(diff, diff)
+    end
+  end)
+
   it("makes the model of a load on one, over every file of the specs", function()
     for _, path in ipairs(profile_files()) do
       same_everywhere(path, function(opts) return callgrind.load(path, opts) end)

@@ -108,7 +108,7 @@ static void test_example(int by_line) {
     CHECK_INT(0, parse_end(&t.ps, &t.err));
     CHECK_STR("", t.err.message);
     /* the calls and jumps kept per function get their numbers, as the loader has them */
-    CHECK_INT(ST_OK, build_number(&t.b));
+    CHECK_INT(ST_OK, build_number(&t.b, 1));
     check_example(t.b.p);
     finish(&t);
 }
