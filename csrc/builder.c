@@ -31,6 +31,18 @@ status builder_init(builder *b, const section_choice *choice, size_t max_warning
     return ST_OK;
 }
 
+/* The functions' lists, their segments already given back or about to be (their lookup tables
+ * are theirs alone). */
+static void drop_lists(builder *b) {
+    for (size_t f = 0; f < b->nrecs; f++) {
+        free(b->recs[f].calls.tab);
+        free(b->recs[f].jumps.tab);
+    }
+    free(b->recs);
+    b->recs = NULL;
+    b->nrecs = b->recs_cap = 0;
+}
+
 /* The per-record state: the calls and jumps not yet numbered, which functions have blocks,
  * which callees were guessed (resolve.c is done with them), and the index of functions. */
 static void free_record_state(builder *b) {
@@ -40,15 +52,10 @@ static void free_record_state(builder *b) {
     b->fn_by_name_cap = 0;
     free(b->fn_defined);
     free(b->call_guessed);
-    for (size_t f = 0; f < b->nrecs; f++) {
-        free(b->recs[f].calls.tab);
-        free(b->recs[f].jumps.tab);
-    }
-    free(b->recs);
+    drop_lists(b);
     rec_pool_clear(&b->pool, 0);
     b->fn_defined = b->call_guessed = NULL;
-    b->recs = NULL;
-    b->fn_defined_cap = b->call_guessed_cap = b->nrecs = b->recs_cap = 0;
+    b->fn_defined_cap = b->call_guessed_cap = 0;
 }
 
 void builder_free(builder *b) {
@@ -344,13 +351,7 @@ status build_number(builder *b, int threads) {
      * records are not held twice; the lists go to places known ahead, so threads copy
      * disjoint ranges of blocks at once */
     drain_in_parallel(&b->pool, threads, &nb);
-    for (size_t f = 0; f < b->nrecs; f++) {
-        free(b->recs[f].calls.tab);
-        free(b->recs[f].jumps.tab);
-    }
-    free(b->recs);
-    b->recs = NULL;
-    b->nrecs = b->recs_cap = 0;
+    drop_lists(b);
     p->ncalls = calls;
     p->njumps = jumps;
     p->call_costs.rows = calls;

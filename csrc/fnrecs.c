@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "vec.h"
+
 /* Up to this many records a list is scanned; past it, a hash table of its own is made. */
 enum { SCAN_MAX = 8, NONE = UINT32_MAX };
 
@@ -88,15 +90,8 @@ void rec_pool_clear(rec_pool *pool, int keep_one) {
 }
 
 static int add_block(rec_pool *pool, char *mem, size_t used, size_t size) {
-    if (pool->nblocks == pool->blocks_cap) {
-        size_t cap = pool->blocks_cap ? 2 * pool->blocks_cap : 16;
-        pool_block *b = realloc(pool->blocks, cap * sizeof *b);
-        if (!b) return -1;
-        pool->blocks = b;
-        pool->blocks_cap = cap;
-    }
-    pool->blocks[pool->nblocks] = (pool_block){mem, used, size};
-    pool->nblocks++;
+    if (VEC_RESERVE(pool->blocks, pool->blocks_cap, pool->nblocks + 1)) return -1;
+    pool->blocks[pool->nblocks++] = (pool_block){mem, used, size};
     return 0;
 }
 
@@ -174,12 +169,14 @@ void rec_pool_drain_blocks(rec_pool *pool, size_t from, size_t to, rec_visit_fn 
     }
 }
 
-void rec_pool_drain(rec_pool *pool, rec_visit_fn visit, void *ctx) {
-    rec_pool_drain_blocks(pool, 0, pool->nblocks, visit, ctx);
-    rec_pool_clear(pool, 0);
-}
-
 /* ---- lookups ---- */
+
+/* The free slot where a record of hash `h` goes in a table that has room. */
+static inline uint32_t free_slot(const uint32_t *tab, uint32_t cap, uint32_t h) {
+    uint32_t s = h & (cap - 1);
+    while (tab[s]) s = (s + 1) & (cap - 1);
+    return s;
+}
 
 /* A table of twice the records' count or more, rebuilt from the records; -1 when out of
  * memory. `hash_of` gives record i's hash. */
@@ -190,11 +187,7 @@ static int table_make(uint32_t **tab, uint32_t *cap, uint32_t n, uint32_t need,
     while (c < 2 * need) c *= 2;
     uint32_t *t = calloc(c, sizeof *t);
     if (!t) return -1;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t s = hash_of(recs, seed, i) & (c - 1);
-        while (t[s]) s = (s + 1) & (c - 1);
-        t[s] = i + 1;
-    }
+    for (uint32_t i = 0; i < n; i++) t[free_slot(t, c, hash_of(recs, seed, i))] = i + 1;
     free(*tab);
     *tab = t;
     *cap = c;
@@ -283,9 +276,7 @@ status call_list_add(call_list *l, rec_pool *pool, uint64_t seed, size_t width, 
     if ((l->tab || l->n + 1 > SCAN_MAX) && 2 * (l->n + 1) > l->tab_cap) {
         if (table_make(&l->tab, &l->tab_cap, l->n, l->n + 1, call_hash_of, l->v, seed))
             return ST_NOMEM;
-        for (slot = call_rec_hash(seed, key) & (l->tab_cap - 1); l->tab[slot];
-             slot = (slot + 1) & (l->tab_cap - 1)) {
-        }
+        slot = free_slot(l->tab, l->tab_cap, call_rec_hash(seed, key));
     }
     c = l->n++;
     l->v[c] = *key;
@@ -400,9 +391,7 @@ status jump_list_add(jump_list *l, rec_pool *pool, uint64_t seed, const jump_rec
     if ((l->tab || l->n + 1 > SCAN_MAX) && 2 * (l->n + 1) > l->tab_cap) {
         if (table_make(&l->tab, &l->tab_cap, l->n, l->n + 1, jump_hash_of, l->v, seed))
             return ST_NOMEM;
-        for (slot = jump_rec_hash(seed, key) & (l->tab_cap - 1); l->tab[slot];
-             slot = (slot + 1) & (l->tab_cap - 1)) {
-        }
+        slot = free_slot(l->tab, l->tab_cap, jump_rec_hash(seed, key));
     }
     j = l->n++;
     l->v[j] = *key;

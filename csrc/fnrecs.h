@@ -48,11 +48,9 @@ void rec_pool_clear(rec_pool *pool, int keep_one);
  * jumps (REC_JUMPS) at `records`, which may be a segment the list has left. */
 enum { REC_FREE, REC_CALLS, REC_JUMPS };
 typedef void (*rec_visit_fn)(void *ctx, int kind, uint32_t owner, const void *records);
-/* Visits every segment in use, block after block, freeing each block once visited; the pool
- * is empty afterwards. */
-void rec_pool_drain(rec_pool *pool, rec_visit_fn visit, void *ctx);
-/* The same for blocks [from, to) only, which it frees and leaves NULL (rec_pool_clear then
- * frees the rest): threads may drain disjoint ranges of one pool at once. */
+/* Visits every segment in use in blocks [from, to), block after block, freeing each block once
+ * visited and leaving it NULL (rec_pool_clear then empties the pool): threads may drain
+ * disjoint ranges of one pool at once. */
 void rec_pool_drain_blocks(rec_pool *pool, size_t from, size_t to, rec_visit_fn visit, void *ctx);
 
 /* A function's calls. All zero is an empty list. */

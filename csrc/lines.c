@@ -296,10 +296,11 @@ static status put_merged(const line_store *s, const decoded *d, size_t len, size
     size_t i = 0;
     while (i < len) {
         uint32_t j = order[i];
-        size_t m = 0; /* records from j on whose bytes are right as they are */
-        while (i + m < len && order[i + m] == j + m && !d->summed[j + m] &&
-               (i + m ? order[i + m - 1] + 1 == j + m : j == 0))
-            m++;
+        /* records from j on whose bytes are right as they are: j follows what it followed in
+         * the stream, and each next one follows it there too */
+        size_t m = 0;
+        if (i ? order[i - 1] + 1 == j : j == 0)
+            while (i + m < len && order[i + m] == j + m && !d->summed[j + m]) m++;
         if (m) {
             size_t bytes = d->offsets[j + m] - d->offsets[j];
             if (line_reserve(out, bytes)) return ST_NOMEM;

@@ -42,12 +42,19 @@ typedef struct piece_build {
     cg_cost section[MAX_RAW_EVENTS];
 } piece_build;
 
-static void build_free(piece_build *pb) {
+/* Frees what a piece's functions hold (streams, calls, jumps); the pool keeps one block when
+ * `keep_block` (a piece used again). */
+static void drop_functions(piece_build *pb, int keep_block) {
     for (size_t i = 0; i < pb->nfns; i++) {
         line_store_free(&pb->stores[i]);
         fn_records_free(&pb->recs[i], &pb->pool);
     }
-    rec_pool_clear(&pb->pool, 0);
+    rec_pool_clear(&pb->pool, keep_block);
+    pb->nfns = 0;
+}
+
+static void build_free(piece_build *pb) {
+    drop_functions(pb, 0);
     free(pb->ctab);
     free(pb->jtab);
     free(pb->fkeys);
@@ -521,12 +528,8 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
         sp->spare = pc->next;
         sp->nspare--;
         piece_build *pb = &pc->build;
-        for (size_t i = 0; i < pb->nfns; i++) {
-            line_store_free(&pb->stores[i]);
-            fn_records_free(&pb->recs[i], &pb->pool);
-        }
-        rec_pool_clear(&pb->pool, 1);
-        pb->nfns = pb->ncalls = pb->njumps = 0;
+        drop_functions(pb, 1);
+        pb->ncalls = pb->njumps = 0;
         if (pb->ctab) memset(pb->ctab, 0, pb->ctab_cap * sizeof *pb->ctab);
         if (pb->jtab) memset(pb->jtab, 0, pb->jtab_cap * sizeof *pb->jtab);
         if (pb->fkeys) memset(pb->fkeys, 0, pb->fcap * sizeof *pb->fkeys);

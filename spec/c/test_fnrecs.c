@@ -219,7 +219,8 @@ static void test_walk(void) {
     found f;
     memset(&f, 0, sizeof f);
     f.lists = r;
-    rec_pool_drain(&pool, visit, &f);
+    rec_pool_drain_blocks(&pool, 0, pool.nblocks, visit, &f);
+    rec_pool_clear(&pool, 0);
     CHECK(f.calls[0] == r[0].calls.v && f.calls[1] == r[1].calls.v && f.calls[3] == r[3].calls.v);
     CHECK(f.jumps[0] == r[0].jumps.v && f.jumps[1] == r[1].jumps.v);
     CHECK(f.calls[2] == NULL && f.jumps[2] == NULL && f.jumps[3] == NULL);
