@@ -666,8 +666,22 @@ static const char *fast_tokens(parser *ps, int layout, const char *p, uint64_t *
  * resolved here (not a split load's, split.h). */
 static inline int fast_names(const parser *ps) {
     const parse_state *st = &ps->st;
-    return st->body_started && st->assoc == ASSOC_NONE && !ps->names_in && !ps->names_out &&
-           build_section_current(ps->b) != CG_NONE;
+    return st->body_started && st->assoc == ASSOC_NONE && !ps->names_out &&
+           (ps->local || build_section_current(ps->b) != CG_NONE);
+}
+
+/* A piece's specification line (`klen` letters then '='), whose name the splitter resolved
+ * (names_in): its text is not read, only where it ends. Returns the line's '\n', at or before
+ * `last` (a '\n' of the buffer), or NULL for the general path. Changes nothing. */
+static const char *fast_taken_spec(const parser *ps, const char *key, size_t klen, const char *last,
+                                   int *spec_out, uint32_t *name) {
+    int spec = spec_of(key, klen);
+    if (spec < 0 || !ps->names_left) return NULL;
+    const char *p = key + klen + 1;
+    const char *nl = memchr(p, '\n', (size_t)(last - p) + 1);
+    *spec_out = spec;
+    *name = *ps->names_in;
+    return nl;
 }
 
 /* Whether a self-cost line may go straight to the builder, or to a split load's piece: inside
@@ -1051,6 +1065,21 @@ int parse_one_line(parser *ps, const char *s, const char *end) {
     return parse_line(ps, s, end);
 }
 
+int parse_name_line(parser *ps, const char *s, const char *nl) {
+    const parse_state *st = &ps->st;
+    const char *eq = s;
+    while ((unsigned)(*eq - 'a') < 26) eq++;
+    size_t klen = (size_t)(eq - s);
+    int spec;
+    uint32_t name;
+    if (*eq == '=' && klen <= 3 && st->body_started && st->assoc == ASSOC_NONE &&
+        build_section_current(ps->b) != CG_NONE && fast_spec(ps, s, klen, &spec, &name) == nl) {
+        int rc = ps->names_out ? put_name(ps, name) : LINE_OK;
+        return rc ? rc : spec_apply(ps, spec, name);
+    }
+    return parse_line(ps, s, nl);
+}
+
 void parser_init(parser *ps, builder *b, int tolerant) {
     memset(ps, 0, sizeof *ps);
     ps->b = b;
@@ -1147,10 +1176,17 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
             size_t klen = (size_t)(eq - s);
             int spec;
             uint32_t name;
-            const char *eol = *eq == '=' && klen <= 3 ? fast_spec(ps, s, klen, &spec, &name) : NULL;
+            const char *eol = NULL;
+            if (*eq == '=' && klen <= 3)
+                eol = ps->names_in ? fast_taken_spec(ps, s, klen, fast_end - 1, &spec, &name)
+                                   : fast_spec(ps, s, klen, &spec, &name);
             if (eol) {
                 st->lineno++;
                 s = eol + 1;
+                if (ps->names_in) {
+                    ps->names_in++;
+                    ps->names_left--;
+                }
                 if (spec_apply(ps, spec, name) < 0) return -1;
                 /* of the state fast_self_cost reads, only fn= changes the function */
                 if (spec == SPEC_FN) quick = fast_self_cost(ps);

@@ -39,7 +39,6 @@ typedef struct piece_build {
     uint64_t *ctab, *jtab;
     size_t ctab_cap, jtab_cap, ncalls, njumps;
     uint64_t seed; /* the load's */
-    cg_cost section[MAX_RAW_EVENTS];
 } piece_build;
 
 /* Frees what a piece's functions hold (streams, calls, jumps); the pool keeps one block when
@@ -139,8 +138,7 @@ int local_line(piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint6
     int64_t slot = fn_slot(pb, fn);
     if (slot < 0) return -1;
     size_t width = pb->nraw ? pb->nraw : 1;
-    if (row_add(pb->section, costs, n) | row_add(&pb->self[(size_t)slot * width], costs, n))
-        return -1;
+    if (row_add(&pb->self[(size_t)slot * width], costs, n)) return -1;
     return line_append(&pb->stores[slot], file, line, addr, costs, n, NULL, pb->nraw, pb->scratch)
                ? -1
                : 0;
@@ -426,14 +424,18 @@ static int stitch(splitter *sp, piece *pc) {
     piece_build *pb = &pc->build;
     size_t nraw = p->nraw, width = nraw ? nraw : 1;
     if (pc->faulty || pc->nraw != nraw || b->section == CG_NONE) return -1;
+    /* the section's sum is that of the self costs (a call's cost is not added to it): once
+     * per function here, not at every line in the worker */
+    cg_cost *section = costs_row(&p->section_costs, nraw, b->section);
     for (size_t i = 0; i < pb->nfns; i++) {
         uint32_t fn = pb->fns[i];
-        if (row_add(costs_row(&p->fn_self, nraw, fn), &pb->self[i * width], nraw)) return -1;
+        const cg_cost *self = &pb->self[i * width];
+        if (row_add(costs_row(&p->fn_self, nraw, fn), self, nraw) | row_add(section, self, nraw))
+            return -1;
         /* the function's calls and jumps: taken whole when it has none yet, else merged
          * through its own lookup, after those of the pieces before */
         if (build_take_records(b, fn, &pb->recs[i], &pb->pool)) return -1;
     }
-    if (row_add(costs_row(&p->section_costs, nraw, b->section), pb->section, nraw)) return -1;
     /* the parser's state after the piece: its lines, last positions, a call or jump waiting
      * (the splitter does not count lines: the worker counts them from where the piece began) */
     parse_state *st = &sp->ps->st, *e = &pc->end;
@@ -533,7 +535,6 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
         if (pb->ctab) memset(pb->ctab, 0, pb->ctab_cap * sizeof *pb->ctab);
         if (pb->jtab) memset(pb->jtab, 0, pb->jtab_cap * sizeof *pb->jtab);
         if (pb->fkeys) memset(pb->fkeys, 0, pb->fcap * sizeof *pb->fkeys);
-        memset(pb->section, 0, sizeof pb->section);
         pc->len = pc->names.n = 0;
         pc->done = pc->faulty = pc->own = 0;
     } else if (!(pc = calloc(1, sizeof *pc))) {
@@ -659,6 +660,34 @@ static int classify(const char *s, const char *end) {
     return L_OTHER;
 }
 
+/* What a line means, found from its first '=' or ':' at `mark` (next_mark): the keys valgrind
+ * writes are told by their length and letters; anything else goes to classify. */
+static int classify_at(const char *s, const char *mark, const char *end) {
+    if (*mark == '=') {
+        const char *k = s;
+        switch (mark - s) {
+        case 2:
+            if (k[0] == 'f') {
+                if (k[1] == 'n') return L_FN;
+                if (k[1] == 'l' || k[1] == 'i' || k[1] == 'e') return L_NAME;
+            }
+            if (k[0] == 'o' && k[1] == 'b') return L_NAME;
+            break;
+        case 3:
+            if ((k[0] == 'c' && (k[1] == 'f' || k[1] == 'o')) || (k[0] == 'j' && k[1] == 'f'))
+                return is_name_key(k, 3) ? L_NAME : classify(s, end);
+            break;
+        case 4:
+            if (!memcmp(k, "jcnd", 4) || !memcmp(k, "jump", 4)) return L_JUMP;
+            break;
+        case 5:
+            if (!memcmp(k, "calls", 5)) return L_CALLS;
+            break;
+        }
+    }
+    return classify(s, end);
+}
+
 /* Whether the parser's state lets a piece begin (body lines of a kept section, nothing
  * waiting). */
 static int can_begin(const parser *ps) {
@@ -726,6 +755,11 @@ static int look_ahead(splitter *sp, const char *s, const char *end, const char *
     return 1;
 }
 
+/* A name line the splitter reads: the parser's quick way when it ends in a '\n' of the chunk. */
+static int name_line(parser *ps, const char *s, const char *nl, const char *eol) {
+    return nl ? parse_name_line(ps, s, nl) : parse_one_line(ps, s, eol);
+}
+
 static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
     splitter *sp = ctx;
     parser *ps = sp->ps;
@@ -763,7 +797,7 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
         while (ls > s && ls[-1] != '\n') ls--;
         const char *nl = memchr(mark, '\n', (size_t)(end - mark));
         const char *eol = nl ? nl : end, *next = nl ? nl + 1 : end;
-        int kind = classify(ls, eol);
+        int kind = classify_at(ls, mark, eol);
         int seq = kind == L_OTHER || (sp->assoc && kind != L_POSITION && kind != L_BLANK) ||
                   (kind == L_CALLS && st->cfn == NO_INDEX);
         if (seq) {
@@ -783,10 +817,10 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
                 sp->cand_state = *st;
                 sp->cand_state.assoc = ASSOC_NONE;
             }
-            if (parse_one_line(ps, ls, eol)) goto fail;
+            if (name_line(ps, ls, nl, eol)) goto fail;
             break;
         case L_NAME:
-            if (reserve_stream(sp) || parse_one_line(ps, ls, eol)) goto fail;
+            if (reserve_stream(sp) || name_line(ps, ls, nl, eol)) goto fail;
             break;
         case L_CALLS:
             sp->cand = 0;
