@@ -350,7 +350,8 @@ static size_t hash_slots(size_t n) {
 }
 
 static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, size_t used,
-                           uint32_t *table, size_t slots, uint64_t seed, line_store *out) {
+                           uint32_t *table, size_t slots, uint64_t seed, size_t *len_out,
+                           line_store *out) {
     const key *keys = d->keys;
     uint32_t *order = d->a, *tmp = d->b, *bounds = d->starts; /* the runs are not needed */
     memset(table, 0, slots * sizeof *table);                  /* record number + 1, 0 = free */
@@ -369,12 +370,24 @@ static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, size_
     }
     sorter st = {keys, strings};
     sort_order(&st, order, tmp, bounds, distinct);
+    *len_out = distinct;
     if (put_room(out, used, d->n, distinct)) return ST_NOMEM;
     for (size_t i = 0; i < distinct; i++) {
         status rc = put_record(out, &keys[order[i]], d->costs + (size_t)order[i] * d->width, nraw);
         if (rc) return rc;
     }
     return ST_OK;
+}
+
+/* Whether the merge (d->a, `len` records) holds two records of one address and line, whose
+ * order by file id may not be that by name: without them the order is final whatever the
+ * names. */
+static int has_ties(const decoded *d, size_t len) {
+    for (size_t i = 1; i < len; i++) {
+        const key *x = &d->keys[d->a[i - 1]], *y = &d->keys[d->a[i]];
+        if (x->addr == y->addr && x->line == y->line) return 1;
+    }
+    return 0;
 }
 
 /* Rewrites a stream with each position once, in (address, line, file name) order. */
@@ -396,7 +409,8 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
         rc = merge_in_turn(&d, strings, nraw, &len);
         if (!rc) rc = put_merged(s, &d, len, nraw, &out);
     } else {
-        rc = merge_hashed(&d, strings, nraw, s->used, scratch->mem, slots, scratch->seed, &out);
+        rc = merge_hashed(&d, strings, nraw, s->used, scratch->mem, slots, scratch->seed, &len,
+                          &out);
     }
     if (rc) {
         line_store_free(&out);
@@ -406,7 +420,7 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
     *s = out;
     s->distinct = s->count;
     s->runs = s->count ? 1 : 0; /* sorted, ties included */
-    s->ties_by_id = strings == NULL;
+    s->ties_by_id = !strings && has_ties(&d, len);
     return ST_OK;
 }
 

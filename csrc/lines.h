@@ -83,7 +83,8 @@ status line_compact(line_store *s, const strtab *strings, size_t nraw, line_scra
 /* Appends a record; `costs` holds `n` costs in event order (more events count as zero).
  * `nraw` is the profile's event count, for compactions. `strings` NULL: the strings may not be
  * read now (another thread adds to them); a compaction then orders the records of one address
- * and line by file id, and line_finish orders them by file name. Sums, the times a compaction
+ * and line by file id, and line_finish orders them by file name (only when there are any: a
+ * stream with no two records at one address and line is final). Sums, the times a compaction
  * runs and the final stream are the same either way. */
 static inline status line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
                                  const cg_cost *costs, size_t n, const strtab *strings, size_t nraw,
