@@ -226,17 +226,25 @@ static const int spec_table[] = {IDS_FN,   IDS_FILE, IDS_FILE, IDS_OBJ, IDS_FN,
 
 /* The specification a key names (fe= is fi=, cfl= is cfi=), or -1. */
 static int spec_of(const char *key, size_t klen) {
-#define KEY(k) (klen == sizeof(k) - 1 && memcmp(key, k, sizeof(k) - 1) == 0)
-    if (KEY("fn")) return SPEC_FN;
-    if (KEY("fl")) return SPEC_FL;
-    if (KEY("fi") || KEY("fe")) return SPEC_FI;
-    if (KEY("ob")) return SPEC_OB;
-    if (KEY("cfn")) return SPEC_CFN;
-    if (KEY("cfi") || KEY("cfl")) return SPEC_CFI;
-    if (KEY("cob")) return SPEC_COB;
-    if (KEY("jfi")) return SPEC_JFI;
-    if (KEY("jfn")) return SPEC_JFN;
-#undef KEY
+    if (klen == 2) {
+        if (key[0] == 'f') {
+            if (key[1] == 'n') return SPEC_FN;
+            if (key[1] == 'l') return SPEC_FL;
+            if (key[1] == 'i' || key[1] == 'e') return SPEC_FI;
+        }
+        return key[0] == 'o' && key[1] == 'b' ? SPEC_OB : -1;
+    }
+    if (klen != 3) return -1;
+    if (key[0] == 'c' && key[1] == 'f') {
+        if (key[2] == 'n') return SPEC_CFN;
+        if (key[2] == 'i' || key[2] == 'l') return SPEC_CFI;
+        return -1;
+    }
+    if (key[0] == 'c' && key[1] == 'o' && key[2] == 'b') return SPEC_COB;
+    if (key[0] == 'j' && key[1] == 'f') {
+        if (key[2] == 'i') return SPEC_JFI;
+        if (key[2] == 'n') return SPEC_JFN;
+    }
     return -1;
 }
 

@@ -644,11 +644,14 @@ static int key_char(char c) {
 /* What a line means to the splitter. */
 enum { L_BLANK, L_POSITION, L_NAME, L_FN, L_CALLS, L_JUMP, L_OTHER };
 
+static inline int is_position_start(char c) {
+    return is_digit(c) || c == '+' || c == '-' || c == '*';
+}
+
 static int classify(const char *s, const char *end) {
     if (end > s && end[-1] == '\r') end--;
     if (s == end || *s == '#') return L_BLANK;
-    char c = *s;
-    if (is_digit(c) || c == '+' || c == '-' || c == '*') return L_POSITION;
+    if (is_position_start(*s)) return L_POSITION;
     const char *k = s;
     while (s < end && key_char(*s)) s++;
     size_t n = (size_t)(s - k);
@@ -834,7 +837,11 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
         default: /* a comment, or a position line its worker will find wrong */
             break;
         }
-        if (sp->cand || sp->assoc) {
+        if (!sp->cand && sp->assoc && next < end && is_position_start(*next)) {
+            /* most often: the position line of the call or jump comes right after it */
+            at_position(sp, next, next, &run);
+            sp->peek = 0;
+        } else if (sp->cand || sp->assoc) {
             int rc = look_ahead(sp, next, end, &run);
             if (rc < 0) goto fail;
             sp->peek = rc == 1;
