@@ -65,26 +65,24 @@ void rec_pool_init(rec_pool *pool, size_t block_size) {
     pool->block_size = block_size;
 }
 
-void rec_pool_clear(rec_pool *pool, int keep_one) {
+void rec_pool_clear(rec_pool *pool, int keep) {
     size_t size = pool->block_size;
-    pool_block kept = {NULL, 0, 0};
     for (size_t i = 0; i < pool->nblocks; i++) {
-        if (keep_one && !kept.mem && i == pool->bump && pool->top) {
-            kept = pool->blocks[i];
-            continue;
-        }
-        block_put(pool->blocks[i].mem, pool->blocks[i].size);
+        pool_block *k = &pool->blocks[i];
+        if (keep && k->size == size && !VEC_RESERVE(pool->spare, pool->spare_cap, pool->nspare + 1))
+            pool->spare[pool->nspare++] = k->mem;
+        else
+            block_put(k->mem, k->size);
     }
-    if (kept.mem) {
-        pool->blocks[0] = kept;
-        pool->blocks[0].used = 0;
-        pool->nblocks = 1;
+    if (keep) {
+        pool->nblocks = 0;
         pool->bump = 0;
-        pool->top = kept.mem;
-        pool->end = kept.mem + size;
+        pool->top = pool->end = NULL;
         memset(pool->free_, 0, sizeof pool->free_);
         return;
     }
+    for (size_t i = 0; i < pool->nspare; i++) block_put(pool->spare[i], size);
+    free(pool->spare);
     free(pool->blocks);
     rec_pool_init(pool, size);
 }
@@ -125,7 +123,7 @@ static void *seg_alloc(rec_pool *pool, size_t bytes, uint32_t owner, int kind, s
         }
     } else {
         if (!pool->top || (size_t)(pool->end - pool->top) < size) {
-            char *mem = block_get(pool->block_size);
+            char *mem = pool->nspare ? pool->spare[--pool->nspare] : block_get(pool->block_size);
             if (!mem) return NULL;
             if (add_block(pool, mem, 0, pool->block_size)) {
                 block_put(mem, pool->block_size);

@@ -37,12 +37,15 @@ typedef struct rec_pool {
     char *top, *end;           /* the rest of the block being cut ... */
     size_t bump;               /* ... blocks[bump] */
     void *free_[POOL_CLASSES]; /* freed segments of each size */
+    char **spare;              /* blocks of block_size a clear kept, for the next ones */
+    size_t nspare, spare_cap;
 } rec_pool;
 
 void rec_pool_init(rec_pool *pool, size_t block_size);
-/* Every segment freed at once (the lists that used them must be dropped). The first block is
- * kept for the next segments when `keep_one`. */
-void rec_pool_clear(rec_pool *pool, int keep_one);
+/* Every segment freed at once (the lists that used them must be dropped). With `keep`, the
+ * blocks of block_size stay with the pool for the next segments (a piece's pool, used again:
+ * no block goes back to the allocator of the thread that made it, nor is made again). */
+void rec_pool_clear(rec_pool *pool, int keep);
 
 /* What the walk of a numbering finds: a segment of function `owner`'s calls (REC_CALLS) or
  * jumps (REC_JUMPS) at `records`, which may be a segment the list has left. */

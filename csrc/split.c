@@ -41,14 +41,14 @@ typedef struct piece_build {
     uint64_t seed; /* the load's */
 } piece_build;
 
-/* Frees what a piece's functions hold (streams, calls, jumps); the pool keeps one block when
- * `keep_block` (a piece used again). */
-static void drop_functions(piece_build *pb, int keep_block) {
+/* Frees what a piece's functions hold (streams, calls, jumps); the pool keeps its blocks when
+ * `keep_blocks` (a piece used again). */
+static void drop_functions(piece_build *pb, int keep_blocks) {
     for (size_t i = 0; i < pb->nfns; i++) {
         line_store_free(&pb->stores[i]);
         fn_records_free(&pb->recs[i], &pb->pool);
     }
-    rec_pool_clear(&pb->pool, keep_block);
+    rec_pool_clear(&pb->pool, keep_blocks);
     pb->nfns = 0;
 }
 

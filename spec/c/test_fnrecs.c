@@ -233,8 +233,38 @@ static void test_walk(void) {
     }
 }
 
+/* A pool cleared to be used again keeps its blocks and cuts the next segments from them. */
+static void test_keep(void) {
+    rec_pool pool;
+    rec_pool_init(&pool, 4096);
+    call_list l;
+    memset(&l, 0, sizeof l);
+    for (uint32_t i = 0; i < 100; i++) CHECK_INT(ST_OK, add_call(&l, &pool, 2, i, i, 1, 0, 1));
+    size_t blocks = pool.nblocks;
+    CHECK(blocks >= 2);
+    char *first = pool.blocks[0].mem;
+    call_list_free(&l, &pool);
+    rec_pool_clear(&pool, 1);
+    CHECK_INT(0, pool.nblocks);
+    CHECK(pool.nspare >= 1 && pool.nspare <= blocks);
+    size_t spare = pool.nspare;
+    int kept = 0;
+    for (size_t i = 0; i < spare; i++) kept |= pool.spare[i] == first;
+    CHECK(kept);
+    CHECK_INT(ST_OK, add_call(&l, &pool, 2, 1, 1, 5, 0, 1));
+    CHECK_INT(spare - 1, pool.nspare);
+    CHECK_INT(1, pool.nblocks);
+    CHECK_INT(5, l.v[0].count);
+    CHECK_INT(1, l.costs[0]);
+    call_list_free(&l, &pool);
+    rec_pool_clear(&pool, 0);
+    CHECK_INT(0, pool.nspare);
+    CHECK(pool.spare == NULL);
+}
+
 int main(void) {
     test_calls();
+    test_keep();
     test_take();
     test_jumps();
     test_walk();
