@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdatomic.h>
+
 #include "analysis.h"
 #include "msort.h"
+#include "parts.h"
 #include "vec.h"
 
 typedef struct analysis {
@@ -74,15 +77,53 @@ static int identity_less(const cg_profile *p, uint32_t a, uint32_t b) {
 #define IDENTITY_BEFORE(p, a, b) identity_less((p), *(a), *(b))
 DEFINE_MERGE_SORT(sort_by_identity, uint32_t, const cg_profile *, IDENTITY_BEFORE)
 
-/* Line records in their final form. */
-static int finish_lines(analysis *a, line_scratch *scratch) {
+/* Functions handed out to the threads of a step a few at a time, so that each takes its share
+ * whatever the functions cost. */
+enum { STEP = 64 };
+
+typedef struct fn_steps {
+    cg_profile *p;
+    atomic_size_t next;
+    unsigned char *result; /* per function: a status, or whether a sum overflowed */
+    line_scratch *scratch; /* the calling thread's */
+} fn_steps;
+
+/* The next functions [*from, *to) for a thread; 0 when none are left. */
+static int take_step(fn_steps *fs, size_t *from, size_t *to) {
+    size_t n = fs->p->nfns, f = atomic_fetch_add(&fs->next, STEP);
+    if (f >= n) return 0;
+    *from = f;
+    *to = n - f < STEP ? n : f + STEP;
+    return 1;
+}
+
+static void finish_part(void *ctx, size_t k) {
+    fn_steps *fs = ctx;
+    cg_profile *p = fs->p;
+    line_scratch own = {NULL, 0, fs->scratch->seed}, *scratch = k ? &own : fs->scratch;
+    size_t from, to;
+    while (take_step(fs, &from, &to))
+        for (size_t f = from; f < to; f++)
+            fs->result[f] =
+                (unsigned char)line_finish(&p->line_stores[f], &p->strings, p->nraw, scratch);
+    line_scratch_free(&own);
+}
+
+/* Line records in their final form, on up to `threads` threads; faults in function order. */
+static int finish_lines(analysis *a, line_scratch *scratch, int threads) {
+    enum { MIN_FNS_EACH = 4096 };
     cg_profile *p = a->p;
-    for (size_t f = 0; f < p->nfns; f++) {
-        int rc = line_finish(&p->line_stores[f], &p->strings, p->nraw, scratch);
-        if (rc == ST_NOMEM) return nomem(a);
-        if (rc == ST_OVERFLOW && overflow(a, "a line's cost", (uint32_t)f)) return -1;
+    fn_steps fs = {.p = p, .result = malloc(p->nfns ? p->nfns : 1), .scratch = scratch};
+    if (!fs.result) return nomem(a);
+    atomic_init(&fs.next, 0);
+    parts_run(parts_for(threads, p->nfns, MIN_FNS_EACH), finish_part, &fs);
+    int rc = 0;
+    for (size_t f = 0; f < p->nfns && !rc; f++) {
+        if (fs.result[f] == ST_NOMEM) rc = nomem(a);
+        if (fs.result[f] == ST_OVERFLOW && overflow(a, "a line's cost", (uint32_t)f)) rc = -1;
     }
-    return 0;
+    free(fs.result);
+    return rc;
 }
 
 /* ---- cycles: Tarjan's strongly connected components, with an explicit stack ---- */
@@ -227,49 +268,71 @@ static int totals_and_counts(analysis *a) {
 /* KCachegrind's rule: a function that is called (a positive count from another function) costs
  * what its callers spent in it; one that is not (roots, or writers that leave counts at 0)
  * costs its self cost plus its calls. Self-calls count in neither. A cycle member costs its
- * self cost plus the calls that leave the cycle; the cycle costs the sum over its members. */
-static int inclusive_costs(analysis *a) {
+ * self cost plus the calls that leave the cycle; the cycle costs the sum over its members.
+ * Returns whether a sum overflowed (the row then holds saturated sums). */
+static int inclusive_row(cg_profile *p, size_t f) {
+    size_t w = p->nraw;
+    cg_cost *incl = costs_row(&p->fn_incl, w, f);
+    const fn_rec *fn = &p->fns[f];
+    int called = 0;
+    if (fn->cycle == NO_INDEX) {
+        for (uint32_t i = p->caller_begin[f]; i < p->caller_begin[f + 1]; i++) {
+            const call_rec *c = &p->calls[p->caller_index[i]];
+            if (c->caller != f && c->count > 0) called = 1;
+        }
+    }
+    int bad = 0;
+    if (called) {
+        for (uint32_t i = p->caller_begin[f]; i < p->caller_begin[f + 1]; i++) {
+            uint32_t c = p->caller_index[i];
+            if (p->calls[c].caller != f) bad |= row_add(incl, costs_row(&p->call_costs, w, c), w);
+        }
+    } else {
+        bad |= row_add(incl, costs_row(&p->fn_self, w, f), w);
+        for (uint32_t i = p->callee_begin[f]; i < p->callee_begin[f + 1]; i++) {
+            uint32_t c = p->callee_index[i];
+            uint32_t callee = p->calls[c].callee;
+            if (callee == f) continue;
+            if (fn->cycle != NO_INDEX && p->fns[callee].cycle == fn->cycle) continue;
+            bad |= row_add(incl, costs_row(&p->call_costs, w, c), w);
+        }
+    }
+    return bad;
+}
+
+static void inclusive_part(void *ctx, size_t k) {
+    (void)k;
+    fn_steps *fs = ctx;
+    size_t from, to;
+    while (take_step(fs, &from, &to))
+        for (size_t f = from; f < to; f++) fs->result[f] = (unsigned char)inclusive_row(fs->p, f);
+}
+
+/* Each function's row on up to `threads` threads (they read the call graph and write rows of
+ * their own), then, in function order, the faults and the cycles' sums. */
+static int inclusive_costs(analysis *a, int threads) {
+    enum { MIN_FNS_EACH = 4096 };
     cg_profile *p = a->p;
     size_t w = p->nraw;
     if (alloc_rows(&p->fn_incl, p->nfns, w) || alloc_rows(&p->cycle_self, p->ncycles, w) ||
         alloc_rows(&p->cycle_incl, p->ncycles, w))
         return nomem(a);
-    for (size_t f = 0; f < p->nfns; f++) {
-        cg_cost *incl = costs_row(&p->fn_incl, w, f);
-        const fn_rec *fn = &p->fns[f];
-        int called = 0;
-        if (fn->cycle == NO_INDEX) {
-            for (uint32_t i = p->caller_begin[f]; i < p->caller_begin[f + 1]; i++) {
-                const call_rec *c = &p->calls[p->caller_index[i]];
-                if (c->caller != f && c->count > 0) called = 1;
-            }
-        }
-        int bad = 0;
-        if (called) {
-            for (uint32_t i = p->caller_begin[f]; i < p->caller_begin[f + 1]; i++) {
-                uint32_t c = p->caller_index[i];
-                if (p->calls[c].caller != f)
-                    bad |= row_add(incl, costs_row(&p->call_costs, w, c), w);
-            }
-        } else {
-            bad |= row_add(incl, costs_row(&p->fn_self, w, f), w);
-            for (uint32_t i = p->callee_begin[f]; i < p->callee_begin[f + 1]; i++) {
-                uint32_t c = p->callee_index[i];
-                uint32_t callee = p->calls[c].callee;
-                if (callee == f) continue;
-                if (fn->cycle != NO_INDEX && p->fns[callee].cycle == fn->cycle) continue;
-                bad |= row_add(incl, costs_row(&p->call_costs, w, c), w);
-            }
-        }
-        if (bad && overflow(a, "the inclusive cost", (uint32_t)f)) return -1;
-        if (fn->cycle != NO_INDEX) {
-            if ((row_add(costs_row(&p->cycle_self, w, fn->cycle), costs_row(&p->fn_self, w, f), w) |
-                 row_add(costs_row(&p->cycle_incl, w, fn->cycle), incl, w)) &&
-                overflow(a, "the cycle cost", (uint32_t)f))
-                return -1;
-        }
+    fn_steps fs = {.p = p, .result = malloc(p->nfns ? p->nfns : 1)};
+    if (!fs.result) return nomem(a);
+    atomic_init(&fs.next, 0);
+    parts_run(parts_for(threads, p->nfns, MIN_FNS_EACH), inclusive_part, &fs);
+    int rc = 0;
+    for (size_t f = 0; f < p->nfns && !rc; f++) {
+        if (fs.result[f] && overflow(a, "the inclusive cost", (uint32_t)f)) rc = -1;
+        uint32_t cycle = p->fns[f].cycle;
+        if (!rc && cycle != NO_INDEX &&
+            (row_add(costs_row(&p->cycle_self, w, cycle), costs_row(&p->fn_self, w, f), w) |
+             row_add(costs_row(&p->cycle_incl, w, cycle), costs_row(&p->fn_incl, w, f), w)) &&
+            overflow(a, "the cycle cost", (uint32_t)f))
+            rc = -1;
     }
-    return 0;
+    free(fs.result);
+    return rc;
 }
 
 /* Without cycle detection no function is in a cycle, and there are none to list. */
@@ -283,20 +346,50 @@ static int no_cycles(analysis *a) {
     return p->cycle_begin && p->cycle_names && p->cycle_members ? 0 : nomem(a);
 }
 
-int analysis_run(cg_profile *p, line_scratch *scratch, const fault_site *site, uint64_t line) {
+/* The four indexes of the call graph (calls by caller and by callee, jumps by function and by
+ * target), each a counting sort of its own: on up to four threads. */
+typedef struct grouping {
+    cg_profile *p;
+    size_t parts;
+    int failed[4];
+} grouping;
+
+static void group_part(void *ctx, size_t part) {
+    grouping *g = ctx;
+    cg_profile *p = g->p;
+    for (size_t k = part; k < 4; k += g->parts) {
+        if (k == 0)
+            /* the calls come numbered by caller (build_number): this index is the identity */
+            g->failed[k] = group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls,
+                                    offsetof(call_rec, caller), &p->callee_begin, &p->callee_index);
+        else if (k == 1)
+            g->failed[k] = group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls,
+                                    offsetof(call_rec, callee), &p->caller_begin, &p->caller_index);
+        else if (k == 2)
+            g->failed[k] = group_by(p->nfns, p->njumps, p->jumps, sizeof *p->jumps,
+                                    offsetof(jump_rec, fn), &p->jump_begin, &p->jump_index);
+        else
+            g->failed[k] =
+                group_by(p->nfns, p->njumps, p->jumps, sizeof *p->jumps, offsetof(jump_rec, to_fn),
+                         &p->jump_in_begin, &p->jump_in_index);
+    }
+}
+
+static int group_all(analysis *a, int threads) {
+    enum { MIN_RECORDS_EACH = 10000 };
+    cg_profile *p = a->p;
+    size_t parts = parts_for(threads, p->ncalls + p->njumps, MIN_RECORDS_EACH);
+    grouping g = {p, parts > 4 ? 4 : parts, {0, 0, 0, 0}};
+    parts_run(g.parts, group_part, &g);
+    return g.failed[0] | g.failed[1] | g.failed[2] | g.failed[3] ? nomem(a) : 0;
+}
+
+int analysis_run(cg_profile *p, line_scratch *scratch, const fault_site *site, uint64_t line,
+                 int threads) {
     analysis a = {p, site, line};
-    /* the calls come numbered by caller (build_number), so the callee index is the identity */
-    if (group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, caller),
-                 &p->callee_begin, &p->callee_index) ||
-        group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls, offsetof(call_rec, callee),
-                 &p->caller_begin, &p->caller_index) ||
-        group_by(p->nfns, p->njumps, p->jumps, sizeof *p->jumps, offsetof(jump_rec, fn),
-                 &p->jump_begin, &p->jump_index) ||
-        group_by(p->nfns, p->njumps, p->jumps, sizeof *p->jumps, offsetof(jump_rec, to_fn),
-                 &p->jump_in_begin, &p->jump_in_index))
-        return nomem(&a);
-    if (totals_and_counts(&a) || (p->no_cycles ? no_cycles(&a) : find_cycles(&a)) ||
-        inclusive_costs(&a) || finish_lines(&a, scratch))
+    if (group_all(&a, threads) || totals_and_counts(&a) ||
+        (p->no_cycles ? no_cycles(&a) : find_cycles(&a)) || inclusive_costs(&a, threads) ||
+        finish_lines(&a, scratch, threads))
         return -1;
     return 0;
 }

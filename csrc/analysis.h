@@ -11,8 +11,10 @@
 #pragma GCC visibility push(hidden)
 
 /* Faults (sums beyond 64 bits) are reported at `site`, line `line` (the end of the last
- * input): errors in a strict load, saturated values and warnings in a tolerant one. */
-int analysis_run(cg_profile *p, line_scratch *scratch, const fault_site *site, uint64_t line);
+ * input): errors in a strict load, saturated values and warnings in a tolerant one, in the
+ * same order whatever `threads` (how many threads the work may be shared among). */
+int analysis_run(cg_profile *p, line_scratch *scratch, const fault_site *site, uint64_t line,
+                 int threads);
 
 #pragma GCC visibility pop
 

@@ -3,11 +3,11 @@
  * a call (caller, callee, call site); a jump (function, source, target, kind). */
 #include "builder.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hash.h"
+#include "parts.h"
 #include "vec.h"
 
 /* The bytes of a block of the pool of calls and jumps: mapped apart (fnrecs.c), and small
@@ -284,39 +284,24 @@ static void number_list(void *ctx, int kind, uint32_t owner, const void *records
     }
 }
 
-/* A range of the pool's blocks for one thread of the numbering. */
-typedef struct drain_part {
+/* The pool's blocks cut into ranges, one per thread of the numbering. */
+typedef struct drain {
     rec_pool *pool;
-    size_t from, to;
+    size_t parts;
     numbering *nb;
-} drain_part;
+} drain;
 
-static void *drain_part_run(void *arg) {
-    drain_part *d = arg;
-    rec_pool_drain_blocks(d->pool, d->from, d->to, number_list, d->nb);
-    return NULL;
+static void drain_part(void *ctx, size_t k) {
+    drain *d = ctx;
+    size_t n = d->pool->nblocks;
+    rec_pool_drain_blocks(d->pool, n * k / d->parts, n * (k + 1) / d->parts, number_list, d->nb);
 }
 
 /* Drains the pool on up to `threads` threads (this one included), then frees what is left. */
 static void drain_in_parallel(rec_pool *pool, int threads, numbering *nb) {
-    enum { MAX_DRAIN_THREADS = 8, MIN_BLOCKS_EACH = 4 };
-    size_t n = pool->nblocks, parts = threads > 1 ? (size_t)threads : 1;
-    if (parts > MAX_DRAIN_THREADS) parts = MAX_DRAIN_THREADS;
-    if (parts > n / MIN_BLOCKS_EACH) parts = n / MIN_BLOCKS_EACH ? n / MIN_BLOCKS_EACH : 1;
-    drain_part part[MAX_DRAIN_THREADS];
-    pthread_t tid[MAX_DRAIN_THREADS];
-    int started[MAX_DRAIN_THREADS] = {0};
-    for (size_t k = 0; k < parts; k++)
-        part[k] = (drain_part){pool, n * k / parts, n * (k + 1) / parts, nb};
-    for (size_t k = 1; k < parts; k++)
-        started[k] = pthread_create(&tid[k], NULL, drain_part_run, &part[k]) == 0;
-    drain_part_run(&part[0]);
-    for (size_t k = 1; k < parts; k++) {
-        if (started[k])
-            pthread_join(tid[k], NULL);
-        else
-            drain_part_run(&part[k]); /* no thread to be had: this one does it */
-    }
+    enum { MIN_BLOCKS_EACH = 4 };
+    drain d = {pool, parts_for(threads, pool->nblocks, MIN_BLOCKS_EACH), nb};
+    parts_run(d.parts, drain_part, &d);
     rec_pool_clear(pool, 0);
 }
 

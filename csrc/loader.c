@@ -275,7 +275,7 @@ cg_profile *cg_loader_finish(cg_loader *ld, cg_error *err) {
     parser_free(&ld->ps);
     builder_finish(b);
     if (apply_event_descs(b->p, b->descs, b->ndescs, err) ||
-        analysis_run(b->p, &b->scratch, &site, line)) {
+        analysis_run(b->p, &b->scratch, &site, line, load_threads(&ld->opts))) {
         cg_loader_free(ld);
         return NULL;
     }

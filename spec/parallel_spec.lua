@@ -248,6 +248,42 @@ local function many_records_text()
   return table.concat(out, "\n") .. "\n"
 end
 
+-- A call graph of 9,000 functions, enough for the analysis to share its work among threads:
+-- cycles of three, and sums beyond 64 bits far apart (a cycle's inclusive cost, the inclusive
+-- costs of two functions nobody calls), whose faults must come in the order of the functions whatever
+-- thread met them. `again`: the second input of a list, the same positions with other costs.
+local function load_tolerant(load) return load { threads = 2, strict = false } end
+
+local function big_graph_text(again)
+  local out = { "events: Ir", "positions: line" }
+  local function call(callee, cost)
+    out[#out + 1] = ("cfl=f%d.c"):format(callee % 7)
+    out[#out + 1] = "cfn=g" .. callee
+    out[#out + 1] = "calls=1 9"
+    out[#out + 1] = "2 " .. cost
+  end
+  for f = 1, 9000 do
+    out[#out + 1] = ("fl=f%d.c"):format(f % 7)
+    out[#out + 1] = "fn=g" .. f
+    out[#out + 1] = "1 " .. f
+    out[#out + 1] = ("%d %d"):format(3 + f % 5, again and 2 * f or 1)
+    out[#out + 1] = "jump=2 " .. (10 + f % 3)
+    out[#out + 1] = "4"
+    if f <= 6000 then
+      local first = f - (f - 1) % 3
+      call(first + (f - first + 1) % 3, f)
+      -- calls that leave the cycle of g4, g5 and g6
+      if f == 4 or f == 5 then call(7006 + f, BIG) end
+    end
+    if f > 1 and f ~= 6101 and f ~= 8501 then call(f - 1, 1) end
+    if f == 6100 or f == 8500 then
+      call(f + 1, BIG)
+      call(f + 2, BIG)
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
 describe("a load on several threads", function()
   it("numbers calls and jumps on several threads as on one", function()
     local load = parse_of(many_records_text(), "many")
@@ -264,6 +300,42 @@ describe("a load on several threads", function()
       local diff = first_difference(expected, outcome(load, { threads = threads }))
       assert.is_nil(diff, diff)
     end
+  end)
+
+  it("analyses a big call graph on several threads as on one, faults in the same order", function()
+    local first, second = os.tmpname(), os.tmpname()
+    fixtures.write(first, big_graph_text(false))
+    fixtures.write(second, big_graph_text(true))
+    local loads = {
+      text = parse_of(big_graph_text(false), "graph"),
+      list = function(opts) return callgrind.load({ first, second }, opts) end,
+    }
+    for name, load in pairs(loads) do
+      for _, strict in ipairs { false, true } do
+        local expected = outcome(load, { threads = 1, strict = strict })
+        for _, threads in ipairs { 2, 4 } do
+          local diff = first_difference(expected, outcome(load, { threads = threads, strict = strict }))
+          assert.is_nil(diff, ("%s, strict %s, %d threads: %s"):format(name, tostring(strict), threads,
+            tostring(diff)))
+        end
+      end
+    end
+    -- the faults of the analysis, worked out by hand
+    local prof = assert(load_tolerant(loads.text))
+    local warnings = prof:warnings()
+    local wanted = {
+      "the cycle cost of 'g5' does not fit in 64 bits",
+      "the inclusive cost of 'g6100' does not fit in 64 bits",
+      "the inclusive cost of 'g8500' does not fit in 64 bits",
+    }
+    local at = 1
+    for _, w in ipairs(warnings) do
+      if at <= #wanted and w:find(wanted[at], 1, true) then at = at + 1 end
+    end
+    assert.equal(#wanted + 1, at, table.concat(warnings, "\n"))
+    prof:close()
+    os.remove(first)
+    os.remove(second)
   end)
 
   it("makes the model of a load on one, over every file of the specs", function()
