@@ -60,6 +60,17 @@ static void block_put(void *mem, size_t bytes) {
     free(mem);
 }
 
+void *rec_block_ready(size_t bytes) {
+    char *mem = block_get(bytes);
+    if (mem)
+        for (size_t at = 0; at < bytes; at += 4096) mem[at] = 0;
+    return mem;
+}
+
+void rec_block_free(void *mem, size_t bytes) {
+    block_put(mem, bytes);
+}
+
 void rec_pool_init(rec_pool *pool, size_t block_size) {
     memset(pool, 0, sizeof *pool);
     pool->block_size = block_size;
@@ -123,7 +134,10 @@ static void *seg_alloc(rec_pool *pool, size_t bytes, uint32_t owner, int kind, s
         }
     } else {
         if (!pool->top || (size_t)(pool->end - pool->top) < size) {
-            char *mem = pool->nspare ? pool->spare[--pool->nspare] : block_get(pool->block_size);
+            char *mem = pool->nspare   ? pool->spare[--pool->nspare]
+                        : pool->supply ? pool->supply(pool->supply_ctx)
+                                       : NULL;
+            if (!mem) mem = block_get(pool->block_size);
             if (!mem) return NULL;
             if (add_block(pool, mem, 0, pool->block_size)) {
                 block_put(mem, pool->block_size);

@@ -39,7 +39,17 @@ typedef struct rec_pool {
     void *free_[POOL_CLASSES]; /* freed segments of each size */
     char **spare;              /* blocks of block_size a clear kept, for the next ones */
     size_t nspare, spare_cap;
+    /* optional: a block of block_size made ready elsewhere (rec_block_ready), or NULL */
+    void *(*supply)(void *ctx);
+    void *supply_ctx;
 } rec_pool;
+
+/* A block of `bytes` for a pool whose pages are already in memory, written once each: another
+ * thread takes the page faults ahead of the one that fills the block (a split load's workers
+ * for the calling thread, which is the load's critical path). NULL when out of memory. */
+void *rec_block_ready(size_t bytes);
+/* Gives back a block rec_block_ready made that no pool took. */
+void rec_block_free(void *mem, size_t bytes);
 
 void rec_pool_init(rec_pool *pool, size_t block_size);
 /* Every segment freed at once (the lists that used them must be dropped). With `keep`, the

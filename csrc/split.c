@@ -16,6 +16,8 @@
 /* PIECE_RECS_BLOCK: the bytes of a block of a piece's calls and jumps (a piece of 128 KiB
  * holds a few KiB of them). */
 enum { DEFAULT_PIECE = 1 << 17, MAX_WORKERS = 64, SHARDS = 64, PIECE_RECS_BLOCK = 16 << 10 };
+/* READY_BLOCKS: the builder's blocks kept ready (2 MiB of calls and jumps ahead) */
+enum { READY_BLOCKS = 4 };
 
 /* ---- a piece's records ---- */
 
@@ -287,6 +289,11 @@ struct splitter {
     int redo;
     int (*defer)(void *, uint64_t, const char *);
     void *defer_ctx;
+    /* blocks for the builder's pool of calls and jumps, their pages faulted in by the workers
+     * (rec_block_ready) rather than by the calling thread as the stitch fills them */
+    pthread_mutex_t ready_mu;
+    char *ready[READY_BLOCKS];
+    size_t nready, ready_bytes;
 };
 
 /* The splitter's parser meets a fault inside a piece: the input is loaded again on one thread. */
@@ -383,6 +390,37 @@ static void finish_some(splitter *sp, line_scratch *scratch) {
     if (!sp->fin_left) pthread_cond_broadcast(&sp->done);
 }
 
+/* The builder's pool takes a ready block, or makes one itself when there is none. */
+static void *take_ready(void *ctx) {
+    splitter *sp = ctx;
+    pthread_mutex_lock(&sp->ready_mu);
+    char *mem = sp->nready ? sp->ready[--sp->nready] : NULL;
+    pthread_mutex_unlock(&sp->ready_mu);
+    return mem;
+}
+
+/* A worker between pieces tops the ready blocks up. */
+static void make_ready(splitter *sp) {
+    for (;;) {
+        pthread_mutex_lock(&sp->ready_mu);
+        int full = sp->nready >= READY_BLOCKS;
+        pthread_mutex_unlock(&sp->ready_mu);
+        if (full) return;
+        char *mem = rec_block_ready(sp->ready_bytes);
+        if (!mem) return;
+        pthread_mutex_lock(&sp->ready_mu);
+        if (sp->nready < READY_BLOCKS) {
+            sp->ready[sp->nready++] = mem;
+            mem = NULL;
+        }
+        pthread_mutex_unlock(&sp->ready_mu);
+        if (mem) {
+            rec_block_free(mem, sp->ready_bytes);
+            return;
+        }
+    }
+}
+
 /* The first of the pieces from `pc` on that a worker may take. */
 static piece *skip_own(piece *pc) {
     while (pc && pc->own) pc = pc->next;
@@ -410,6 +448,9 @@ static void *worker_main(void *arg) {
         pthread_mutex_lock(&sp->mu);
         pc->done = 1;
         pthread_cond_broadcast(&sp->done);
+        pthread_mutex_unlock(&sp->mu);
+        make_ready(sp);
+        pthread_mutex_lock(&sp->mu);
     }
     pthread_mutex_unlock(&sp->mu);
     line_scratch_free(&scratch);
@@ -887,6 +928,10 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
     }
     pthread_cond_init(&sp->work, NULL);
     pthread_cond_init(&sp->done, NULL);
+    pthread_mutex_init(&sp->ready_mu, NULL);
+    sp->ready_bytes = ps->b->pool.block_size;
+    ps->b->pool.supply = take_ready;
+    ps->b->pool.supply_ctx = sp;
     for (int k = 0; k < SHARDS; k++) pthread_mutex_init(&sp->shards[k], NULL);
     pthread_rwlock_init(&sp->grow, NULL);
     ps->b->streams_elsewhere = 1;
@@ -957,6 +1002,10 @@ void split_free(splitter *sp) {
     for (int k = 0; k < SHARDS; k++) pthread_mutex_destroy(&sp->shards[k]);
     pthread_rwlock_destroy(&sp->grow);
     sp->ps->b->streams_elsewhere = 0;
+    sp->ps->b->pool.supply = NULL;
+    sp->ps->b->pool.supply_ctx = NULL;
+    for (size_t i = 0; i < sp->nready; i++) rec_block_free(sp->ready[i], sp->ready_bytes);
+    pthread_mutex_destroy(&sp->ready_mu);
     pthread_mutex_destroy(&sp->mu);
     pthread_cond_destroy(&sp->work);
     pthread_cond_destroy(&sp->done);

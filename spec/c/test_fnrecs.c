@@ -262,7 +262,41 @@ static void test_keep(void) {
     CHECK(pool.spare == NULL);
 }
 
+/* A pool takes the blocks made ready for it first, then makes its own. */
+static void *supply_once(void *ctx) {
+    void **slot = ctx, *mem = *slot;
+    *slot = NULL;
+    return mem;
+}
+
+static void test_supply(void) {
+    enum { BLOCK = 64 << 10 };
+    rec_pool pool;
+    rec_pool_init(&pool, BLOCK);
+    char *ready = rec_block_ready(BLOCK);
+    CHECK(ready != NULL);
+    int zero = 1;
+    for (size_t i = 0; i < BLOCK; i++) zero &= ready[i] == 0;
+    CHECK(zero);
+    void *slot = ready;
+    pool.supply = supply_once;
+    pool.supply_ctx = &slot;
+    call_list l;
+    memset(&l, 0, sizeof l);
+    CHECK_INT(ST_OK, add_call(&l, &pool, 2, 1, 1, 1, 0, 1));
+    CHECK(pool.blocks[0].mem == ready);
+    CHECK(slot == NULL);
+    /* past the first block: one of its own */
+    for (uint32_t i = 2; i < 2000; i++) CHECK_INT(ST_OK, add_call(&l, &pool, 2, i, i, 1, 0, 1));
+    CHECK(pool.nblocks >= 2);
+    CHECK_INT(1999, l.n);
+    call_list_free(&l, &pool);
+    rec_pool_clear(&pool, 0);
+    rec_block_free(rec_block_ready(BLOCK), BLOCK);
+}
+
 int main(void) {
+    test_supply();
     test_calls();
     test_keep();
     test_take();
