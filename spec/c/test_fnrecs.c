@@ -45,13 +45,18 @@ static status add_call(call_list *l, rec_pool *pool, size_t width, uint32_t call
     return rc;
 }
 
+/* An empty list, then `n` distinct calls (callee and line i) of one event row each. */
+static void fill_calls(call_list *l, rec_pool *pool, uint32_t n, int guessed, cg_cost cost) {
+    memset(l, 0, sizeof *l);
+    for (uint32_t i = 0; i < n; i++) CHECK_INT(ST_OK, add_call(l, pool, 2, i, i, 1, guessed, cost));
+}
+
 static void test_calls(void) {
     rec_pool pool;
     rec_pool_init(&pool, 4096);
     call_list l;
-    memset(&l, 0, sizeof l);
     /* 40 distinct calls: past the scan, into the table; then each again, out of order */
-    for (uint32_t i = 0; i < 40; i++) CHECK_INT(ST_OK, add_call(&l, &pool, 2, i, i, 1, 1, 10));
+    fill_calls(&l, &pool, 40, 1, 10);
     CHECK_INT(40, l.n);
     CHECK(l.tab != NULL);
     for (uint32_t k = 0; k < 40; k++) {
@@ -238,8 +243,7 @@ static void test_keep(void) {
     rec_pool pool;
     rec_pool_init(&pool, 4096);
     call_list l;
-    memset(&l, 0, sizeof l);
-    for (uint32_t i = 0; i < 100; i++) CHECK_INT(ST_OK, add_call(&l, &pool, 2, i, i, 1, 0, 1));
+    fill_calls(&l, &pool, 100, 0, 1);
     size_t blocks = pool.nblocks;
     CHECK(blocks >= 2);
     char *first = pool.blocks[0].mem;
