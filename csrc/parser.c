@@ -1270,6 +1270,6 @@ static int sink_damaged(void *ctx, const char *what, cg_error *err) {
 }
 
 line_sink parser_sink(parser *ps) {
-    line_sink sink = {ps, sink_lines, sink_damaged};
+    line_sink sink = {ps, sink_lines, sink_damaged, NULL};
     return sink;
 }

@@ -70,16 +70,34 @@ static int reserve(line_buffer *lb, size_t want, const reading *rd) {
     return 0;
 }
 
-/* Hands the whole lines in the buffer to the sink and keeps the unfinished last one for later. */
-static int flush_lines(const reading *rd, line_buffer *lb, int at_end) {
+/* Hands the whole lines in the buffer to the sink and keeps the unfinished last one for later
+ * (all of it when `at_end`); `last` when nothing more is read into the buffer. A sink that
+ * keeps the buffer (line_sink.swap) gives another to go on with, where the unfinished line is
+ * copied. */
+static int flush_lines(const reading *rd, line_buffer *lb, int at_end, int last) {
+    const line_sink *sink = rd->sink;
     size_t n = lb->len;
-    if (!at_end) {
+    if (!at_end)
         while (n > 0 && lb->buf[n - 1] != '\n') n--;
-        if (n == 0) return 0;
+    if (n == 0) return 0;
+    int rc = sink->lines(sink->ctx, lb->buf, n, rd->err);
+    size_t rest = lb->len - n;
+    if (sink->swap) {
+        size_t want = 0, ncap = 0;
+        if (!rc && !last) want = lb->cap - rest >= CHUNK / 2 ? lb->cap : rest + CHUNK / 2;
+        char *b = sink->swap(sink->ctx, lb->buf, lb->cap, want, &ncap);
+        if (b != lb->buf) { /* the sink keeps the lines it was handed, and their buffer */
+            if (b) memcpy(b, lb->buf + n, rest);
+            lb->buf = b;
+            lb->cap = b ? ncap : 0;
+            lb->len = b ? rest : 0;
+            if (rc) return -1;
+            return b || !want ? 0 : nomem(rd);
+        }
     }
-    if (n && rd->sink->lines(rd->sink->ctx, lb->buf, n, rd->err)) return -1;
-    memmove(lb->buf, lb->buf + n, lb->len - n);
-    lb->len -= n;
+    if (rc) return -1;
+    memmove(lb->buf, lb->buf + n, rest);
+    lb->len = rest;
     return 0;
 }
 
@@ -146,11 +164,11 @@ static int pump(const reading *rd, source *src, gz_stream *gz, uint64_t total) {
                 break;
             }
         }
-        if (flush_lines(rd, &lb, 0) || report_progress(rd, &pr, done, 0)) goto out;
+        if (flush_lines(rd, &lb, 0, 0) || report_progress(rd, &pr, done, 0)) goto out;
     }
     /* Lines decoded before a damaged part of a stream are kept; the unfinished line the damage
      * cut is not read: the stream's fault is what went wrong, not that line. */
-    if (flush_lines(rd, &lb, !fault)) goto out;
+    if (flush_lines(rd, &lb, !fault, 1)) goto out;
     if (fault && rd->sink->damaged(rd->sink->ctx, fault, rd->err)) goto out;
     rc = report_progress(rd, &pr, done, 1);
     goto out;
@@ -384,7 +402,7 @@ static int read_ahead(const char *path, const void *data, size_t size, const rea
         a->opts.progress = ahead_progress;
         a->opts.progress_userdata = a;
     }
-    a->sink = (line_sink){a, ahead_lines, ahead_damaged};
+    a->sink = (line_sink){a, ahead_lines, ahead_damaged, NULL};
     clear_error(&a->err);
     pthread_t thread;
     if (pthread_mutex_init(&a->lock, NULL)) {

@@ -20,6 +20,17 @@ typedef struct line_sink {
     /* The stream is damaged ("gzip data ends early", "corrupt gzip data") after the lines
      * handed over: the sink decides whether that stops the read. */
     int (*damaged)(void *ctx, const char *what, cg_error *err);
+    /* Optional (NULL: the lines last only for the call). Called by read_file and by
+     * read_buffer's gzip path right after `lines` was handed bytes at the start of `buf` (a
+     * buffer of `cap` bytes the reader allocated with malloc), whatever `lines` returned: the
+     * sink either keeps `buf` (the lines it was given stay valid until it frees `buf`) and
+     * returns a malloc'd buffer of at least `want` bytes, its size in *new_cap, for the reader
+     * to go on with (the reader owns it: it copies the unfinished last line there, may realloc
+     * and frees it), or returns `buf` itself when it keeps nothing (the reader goes on with
+     * it). `want` 0: the reader reads no more, and a sink that keeps `buf` returns NULL;
+     * otherwise NULL means out of memory, `buf` kept. Plain text in memory (read_buffer) is
+     * never swapped: its bytes are the caller's and stay valid for the whole read. */
+    char *(*swap)(void *ctx, char *buf, size_t cap, size_t want, size_t *new_cap);
 } line_sink;
 
 /* The input's name for the reader's own errors ("NAME: No such file..."), and its progress. */
@@ -37,7 +48,8 @@ int read_buffer(const void *data, size_t size, const read_options *opts, const l
  * few chunks ahead: the sink and the progress callback are still called on the calling thread,
  * with the same lines in the same order, and the read ends with the same error. Plain text in
  * memory is parsed in place, as read_buffer does. When no thread can be made, the read runs
- * on the calling thread. */
+ * on the calling thread. Not for a sink that keeps lines (split_sink): the lines read in the
+ * other thread last only for the call, and `swap` is not called for them. */
 int read_file_ahead(const char *path, const read_options *opts, const line_sink *sink,
                     cg_error *err);
 int read_buffer_ahead(const void *data, size_t size, const read_options *opts,

@@ -904,7 +904,7 @@ static int sink_damaged(void *ctx, const char *what, cg_error *err) {
 }
 
 line_sink split_sink(splitter *sp) {
-    line_sink sink = {sp, sink_lines, sink_damaged};
+    line_sink sink = {sp, sink_lines, sink_damaged, NULL};
     return sink;
 }
 

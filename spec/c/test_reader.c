@@ -1,5 +1,7 @@
 /* The reader on its own, with a line sink that records what it is handed: whole lines from
- * buffers, files and gzip streams, chunk boundaries, damaged streams, progress and errors. */
+ * buffers, files and gzip streams, chunk boundaries, damaged streams, progress and errors, and
+ * sinks that keep the reader's buffers (line_sink.swap). */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -42,9 +44,14 @@ static int record_damage(void *ctx, const char *what, cg_error *err) {
     return 0;
 }
 
+static int record_damage_ignored(void *ctx, const char *what, cg_error *err) {
+    (void)ctx, (void)what, (void)err;
+    return 0;
+}
+
 static line_sink sink_of(recording *r) {
     memset(r, 0, sizeof *r);
-    line_sink s = {r, record_lines, record_damage};
+    line_sink s = {r, record_lines, record_damage, NULL};
     return s;
 }
 
@@ -254,6 +261,171 @@ static void test_gzip(void) {
     free(text);
 }
 
+/* A sink that keeps the reader's buffers: the runs it was handed, read again once the read is
+ * over (the reader must not have written into a kept buffer since), or one that keeps nothing
+ * (swap gives `buf` back) and records the size of each run. */
+enum { MAX_RUNS = 64 };
+typedef struct keeping {
+    const char *run[MAX_RUNS];
+    size_t size[MAX_RUNS];
+    char *kept[MAX_RUNS];
+    int runs, nkept, swaps, bad_swaps, ended;
+    int keep;       /* keep every buffer, else give each back */
+    int stop_after; /* > 0: the sink stops the read at that run */
+} keeping;
+
+static int keep_lines(void *ctx, const char *data, size_t size, cg_error *err) {
+    keeping *k = ctx;
+    if (k->runs < MAX_RUNS) {
+        k->run[k->runs] = data;
+        k->size[k->runs] = size;
+    }
+    k->runs++;
+    if (k->stop_after && k->runs == k->stop_after) {
+        snprintf(err->message, sizeof err->message, "stopped by the sink");
+        err->code = CG_ERR_FORMAT;
+        return -1;
+    }
+    return 0;
+}
+
+static char *keep_swap(void *ctx, char *buf, size_t cap, size_t want, size_t *new_cap) {
+    keeping *k = ctx;
+    k->swaps++;
+    /* called right after the lines, which begin at `buf` */
+    if (k->runs > MAX_RUNS || k->run[k->runs - 1] != buf || k->size[k->runs - 1] > cap)
+        k->bad_swaps++;
+    if (!want) k->ended++;
+    if (!k->keep) return buf;
+    if (k->nkept < MAX_RUNS) k->kept[k->nkept++] = buf;
+    if (!want) return NULL;
+    char *b = malloc(want);
+    *new_cap = want;
+    return b;
+}
+
+static line_sink keeping_sink(keeping *k, int keep) {
+    memset(k, 0, sizeof *k);
+    k->keep = keep;
+    line_sink s = {k, keep_lines, record_damage_ignored, keep_swap};
+    return s;
+}
+
+/* The runs a keeping sink was handed, one after the other. */
+static int kept_text_is(const keeping *k, const char *text, size_t len) {
+    size_t at = 0;
+    for (int i = 0; i < k->runs && i < MAX_RUNS; i++) {
+        if (at + k->size[i] > len || memcmp(k->run[i], text + at, k->size[i])) return 0;
+        at += k->size[i];
+    }
+    return at == len;
+}
+
+static void free_kept(keeping *k) {
+    for (int i = 0; i < k->nkept; i++) free(k->kept[i]);
+    k->nkept = 0;
+}
+
+/* The same text read from a file by a sink that copies, one that keeps every buffer and one
+ * that keeps none: the same lines, in the same runs. */
+static void check_swaps(const char *path, const char *text, size_t len) {
+    read_options opts = {path, NULL, NULL};
+    cg_error err;
+    recording r;
+    line_sink copy = sink_of(&r);
+    CHECK_INT(0, read_file(path, &opts, &copy, &err));
+    CHECK_INT(len, r.len);
+    CHECK(memcmp(r.text, text, len) == 0);
+    CHECK(r.calls >= 3 && r.calls <= MAX_RUNS);
+    CHECK_INT(1, r.calls_not_at_line_end);
+
+    keeping k;
+    line_sink sink = keeping_sink(&k, 1);
+    CHECK_INT(0, read_file(path, &opts, &sink, &err));
+    CHECK_INT(r.calls, k.runs);
+    CHECK_INT(k.runs, k.swaps);
+    CHECK_INT(0, k.bad_swaps);
+    CHECK_INT(1, k.ended); /* the last one: no buffer wanted */
+    CHECK_INT(k.runs, k.nkept);
+    CHECK(kept_text_is(&k, text, len));
+    for (int i = 1; i < k.nkept; i++) CHECK(k.kept[i] != k.kept[i - 1]);
+    free_kept(&k);
+
+    /* a buffer given back is the reader's again: runs as with the copying sink */
+    sink = keeping_sink(&k, 0);
+    CHECK_INT(0, read_file(path, &opts, &sink, &err));
+    CHECK_INT(r.calls, k.runs);
+    CHECK_INT(k.runs, k.swaps);
+    CHECK_INT(0, k.bad_swaps);
+    size_t at = 0;
+    for (int i = 0; i < k.runs && i < MAX_RUNS; i++) at += k.size[i];
+    CHECK_INT(len, at);
+    CHECK(k.run[0] == k.run[k.runs - 1]); /* one buffer all along */
+    free(r.text);
+
+    /* the sink stops the read: the buffer it was handed last is kept all the same */
+    sink = keeping_sink(&k, 1);
+    k.stop_after = 2;
+    CHECK_INT(-1, read_file(path, &opts, &sink, &err));
+    CHECK_STR("stopped by the sink", err.message);
+    CHECK_INT(2, k.runs);
+    CHECK_INT(2, k.swaps);
+    CHECK_INT(1, k.ended);
+    CHECK_INT(2, k.nkept);
+    CHECK(memcmp(k.run[0], text, k.size[0]) == 0);
+    CHECK(memcmp(k.run[1], text + k.size[0], k.size[1]) == 0);
+    free_kept(&k);
+}
+
+/* A sink that keeps the reader's buffers, for plain and gzip files whose lines cross the
+ * reader's 2 MiB chunks. */
+static void test_swap(void) {
+    size_t n = 7 << 20;
+    char *lines = make_text(n);
+    /* the last line without its newline: handed over at the end of the input */
+    size_t len = strlen(lines) + 9;
+    char *text = malloc(len + 1);
+    snprintf(text, len + 1, "%s%s", lines, "last line");
+    free(lines);
+    CHECK(text[(2 << 20) - 1] != '\n'); /* a line crosses the first chunk's end */
+    char path[] = "/tmp/test_reader_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    CHECK_INT(len, write(fd, text, len));
+    close(fd);
+    check_swaps(path, text, len);
+
+    size_t cap = len + 1024;
+    unsigned char *gz = malloc(cap);
+    size_t gzlen = gzip(text, len, gz, cap);
+    fd = open(path, O_WRONLY | O_TRUNC);
+    CHECK(fd >= 0);
+    CHECK_INT(gzlen, write(fd, gz, gzlen));
+    close(fd);
+    check_swaps(path, text, len);
+
+    /* gzip data in memory goes through the same buffer */
+    keeping k;
+    line_sink sink = keeping_sink(&k, 1);
+    read_options opts = {"gz", NULL, NULL};
+    cg_error err;
+    CHECK_INT(0, read_buffer(gz, gzlen, &opts, &sink, &err));
+    CHECK(k.runs >= 3);
+    CHECK_INT(k.runs, k.nkept);
+    CHECK(kept_text_is(&k, text, len));
+    free_kept(&k);
+
+    /* plain text in memory is handed over in place, never swapped */
+    sink = keeping_sink(&k, 1);
+    CHECK_INT(0, read_buffer(text, len, &opts, &sink, &err));
+    CHECK_INT(1, k.runs);
+    CHECK(k.run[0] == text);
+    CHECK_INT(0, k.swaps);
+    unlink(path);
+    free(gz);
+    free(text);
+}
+
 static void test_errors(void) {
     recording r;
     line_sink sink = sink_of(&r);
@@ -273,6 +445,7 @@ int main(void) {
     test_big_buffer();
     test_file();
     test_gzip();
+    test_swap();
     test_errors();
     return ctest_report("test_reader");
 }
