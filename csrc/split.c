@@ -14,8 +14,15 @@
 #endif
 
 /* PIECE_RECS_BLOCK: the bytes of a block of a piece's calls and jumps (a piece of 128 KiB
- * holds a few KiB of them). */
-enum { DEFAULT_PIECE = 1 << 17, MAX_WORKERS = 64, SHARDS = 64, PIECE_RECS_BLOCK = 16 << 10 };
+ * holds a few KiB of them); FREE_CHUNKS: the reader's buffers kept for it once no piece refers
+ * to them. */
+enum {
+    DEFAULT_PIECE = 1 << 17,
+    MAX_WORKERS = 64,
+    SHARDS = 64,
+    PIECE_RECS_BLOCK = 16 << 10,
+    FREE_CHUNKS = 2
+};
 /* READY_BLOCKS: the builder's blocks kept ready (2 MiB of calls and jumps ahead) */
 enum { READY_BLOCKS = 4 };
 
@@ -223,12 +230,35 @@ int local_jump(piece_build *pb, const jump_rec *key) {
     return 0;
 }
 
+/* ---- the pieces' text ---- */
+
+/* Bytes that pieces' text lies in, where the reader put them: a buffer the reader handed over
+ * (line_sink.swap; `owned`: kept for the reader again, or freed, once no piece refers to it)
+ * or memory that stays valid for the whole read (read_buffer's text, and the reader's buffer
+ * until it is handed over). Its count of segments is kept on the calling thread only:
+ * segments are added while cutting and released at the stitch; workers only read the bytes,
+ * between the submit and the `done` of their piece, both under the lock. */
+typedef struct text_chunk {
+    struct text_chunk *next; /* in the free list */
+    const char *base;        /* where the lines the sink was handed begin */
+    char *mem;               /* owned: the buffer, of `cap` bytes */
+    size_t cap, refs;
+    int owned;
+} text_chunk;
+
+/* Whole lines of a piece in one chunk. */
+typedef struct segment {
+    text_chunk *ck;
+    const char *text;
+    size_t len;
+} segment;
+
 /* ---- pieces ---- */
 
 typedef struct piece {
     struct piece *next;
-    char *text;
-    size_t len, cap;
+    segment *segs; /* its text, in order */
+    size_t nsegs, segs_cap, len;
     name_list names;
     parse_state start; /* the parser's state before its first line */
     int known_last;    /* start.last holds the last positions (else the piece begins with an
@@ -239,22 +269,6 @@ typedef struct piece {
     parse_state end; /* the worker's state after its last line */
     piece_build build;
 } piece;
-
-static void piece_free(piece *pc) {
-    if (!pc) return;
-    free(pc->text);
-    free(pc->names.v);
-    build_free(&pc->build);
-    free(pc);
-}
-
-static int piece_add_text(piece *pc, const char *s, size_t n) {
-    if (!n) return 0;
-    if (VEC_RESERVE(pc->text, pc->cap, pc->len + n)) return -1;
-    memcpy(pc->text + pc->len, s, n);
-    pc->len += n;
-    return 0;
-}
 
 /* The workers join each piece's line streams to the model's themselves, under the lock of the
  * function's shard: the order in which the pieces' streams are joined does not matter, since a
@@ -280,6 +294,10 @@ struct splitter {
     piece *spare;         /* stitched pieces kept for their room */
     line_scratch scratch; /* for the pieces the calling thread parses itself */
     size_t nspare;
+    text_chunk *chunk;       /* the chunk of the lines being cut, once a piece refers to them */
+    const char *data;        /* where those lines begin */
+    text_chunk *free_chunks; /* owned buffers no piece refers to, for the reader again */
+    size_t nfree;
     int cand;        /* a fn= line of cur where the next piece may begin ... */
     size_t cand_off; /* ... its offset in cur's text */
     size_t cand_names;
@@ -295,6 +313,92 @@ struct splitter {
     char *ready[READY_BLOCKS];
     size_t nready, ready_bytes;
 };
+
+/* A chunk no piece refers to: its buffer kept for the reader (a few) or freed. */
+static void chunk_retire(splitter *sp, text_chunk *ck) {
+    if (ck->owned && sp->nfree < FREE_CHUNKS) {
+        ck->next = sp->free_chunks;
+        sp->free_chunks = ck;
+        sp->nfree++;
+        return;
+    }
+    if (ck->owned) free(ck->mem);
+    free(ck);
+}
+
+static void chunk_release(splitter *sp, text_chunk *ck) {
+    /* the chunk being cut may still be referred to by the lines after */
+    if (--ck->refs == 0 && ck != sp->chunk) chunk_retire(sp, ck);
+}
+
+/* A piece lets its text go. */
+static void piece_drop_text(splitter *sp, piece *pc) {
+    for (size_t i = 0; i < pc->nsegs; i++) chunk_release(sp, pc->segs[i].ck);
+    pc->nsegs = pc->len = 0;
+}
+
+static void piece_free(splitter *sp, piece *pc) {
+    if (!pc) return;
+    piece_drop_text(sp, pc);
+    free(pc->segs);
+    free(pc->names.v);
+    build_free(&pc->build);
+    free(pc);
+}
+
+/* A segment of `n` bytes at `s`, lines of the chunk being cut, as a piece's next text. */
+static int piece_add_text(splitter *sp, piece *pc, const char *s, size_t n) {
+    if (!n) return 0;
+    text_chunk *ck = sp->chunk;
+    if (pc->nsegs) {
+        segment *last = &pc->segs[pc->nsegs - 1];
+        if (last->ck == ck && last->text + last->len == s) {
+            last->len += n;
+            pc->len += n;
+            return 0;
+        }
+    }
+    if (VEC_RESERVE(pc->segs, pc->segs_cap, pc->nsegs + 1)) return -1;
+    if (!ck) {
+        if (!(ck = calloc(1, sizeof *ck))) return -1;
+        ck->base = sp->data;
+        sp->chunk = ck;
+    }
+    ck->refs++;
+    pc->segs[pc->nsegs++] = (segment){ck, s, n};
+    pc->len += n;
+    return 0;
+}
+
+/* The reader's line_sink.swap: a buffer whose lines pieces refer to is kept (owned) and the
+ * reader goes on with one no piece refers to any more (no page of it to fault in again), or
+ * a new one. */
+static char *sink_swap(void *ctx, char *buf, size_t cap, size_t want, size_t *new_cap) {
+    splitter *sp = ctx;
+    text_chunk *ck = sp->chunk;
+    if (!ck || ck->base != buf || !ck->refs) return buf;
+    ck->owned = 1;
+    ck->mem = buf;
+    ck->cap = cap;
+    sp->chunk = NULL; /* freed with its last segment */
+    if (!want) return NULL;
+    while (sp->free_chunks) {
+        text_chunk *f = sp->free_chunks;
+        sp->free_chunks = f->next;
+        sp->nfree--;
+        char *mem = f->mem;
+        size_t fcap = f->cap;
+        free(f);
+        if (fcap >= want) {
+            *new_cap = fcap;
+            return mem;
+        }
+        free(mem);
+    }
+    char *mem = malloc(want);
+    if (mem) *new_cap = want;
+    return mem;
+}
 
 /* The splitter's parser meets a fault inside a piece: the input is loaded again on one thread. */
 static int refuse(void *ctx, uint64_t line, const char *message) {
@@ -357,7 +461,10 @@ static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
     pc->build.scratch = scratch;
     pc->build.last_fn = NO_INDEX;
     w.local = &pc->build;
-    int rc = parse_lines(&w, pc->text, pc->len, &err);
+    int rc = 0;
+    /* a segment ends at a line end: a chunk's lines are whole, and pieces begin at a line */
+    for (size_t i = 0; !rc && i < pc->nsegs; i++)
+        rc = parse_lines(&w, pc->segs[i].text, pc->segs[i].len, &err);
     /* streams out of order are compacted here rather than in the stitch */
     for (size_t i = 0; !rc && i < pc->build.nfns; i++) {
         line_store *s = &pc->build.stores[i];
@@ -576,7 +683,7 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
         if (pb->ctab) memset(pb->ctab, 0, pb->ctab_cap * sizeof *pb->ctab);
         if (pb->jtab) memset(pb->jtab, 0, pb->jtab_cap * sizeof *pb->jtab);
         if (pb->fkeys) memset(pb->fkeys, 0, pb->fcap * sizeof *pb->fkeys);
-        pc->len = pc->names.n = 0;
+        pc->names.n = 0;
         pc->done = pc->faulty = pc->own = 0;
     } else if (!(pc = calloc(1, sizeof *pc))) {
         return NULL;
@@ -591,9 +698,10 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
 
 static void piece_done(splitter *sp, piece *pc) {
     if (sp->nspare >= 2) {
-        piece_free(pc);
+        piece_free(sp, pc);
         return;
     }
+    piece_drop_text(sp, pc);
     pc->next = sp->spare;
     sp->spare = pc;
     sp->nspare++;
@@ -647,20 +755,35 @@ static int cut(splitter *sp) {
     piece *a = sp->cur;
     piece *b = piece_new(sp, &sp->cand_state, 0);
     if (!b) return -1;
-    if (piece_add_text(b, a->text + sp->cand_off, a->len - sp->cand_off)) {
-        piece_free(b);
+    /* the segment the candidate lies in, and where in it */
+    size_t k = 0, at = sp->cand_off;
+    while (k < a->nsegs && at >= a->segs[k].len) at -= a->segs[k++].len;
+    size_t nsegs = a->nsegs - k, nn = a->names.n - sp->cand_names;
+    if ((nsegs && VEC_RESERVE(b->segs, b->segs_cap, nsegs)) ||
+        (nn && VEC_RESERVE(b->names.v, b->names.cap, nn))) {
+        piece_free(sp, b);
         return -1;
     }
-    size_t nn = a->names.n - sp->cand_names;
-    if (nn) {
-        if (VEC_RESERVE(b->names.v, b->names.cap, nn)) {
-            piece_free(b);
-            return -1;
+    /* the segments from the candidate on go to the new piece, the one it lies in split */
+    for (size_t i = 0; i < nsegs; i++) {
+        segment sg = a->segs[k + i];
+        if (i == 0) {
+            sg.text += at;
+            sg.len -= at;
         }
-        memcpy(b->names.v, a->names.v + sp->cand_names, nn * sizeof *b->names.v);
-        b->names.n = nn;
+        b->segs[i] = sg;
     }
+    b->nsegs = nsegs;
+    b->len = a->len - sp->cand_off;
+    if (nsegs && at) {
+        a->segs[k].len = at; /* both refer to its chunk now */
+        a->segs[k].ck->refs++;
+        k++;
+    }
+    a->nsegs = k;
     a->len = sp->cand_off;
+    memcpy(b->names.v, a->names.v + sp->cand_names, nn * sizeof *b->names.v);
+    b->names.n = nn;
     a->names.n = sp->cand_names;
     sp->cur = b;
     sp->ps->names_out = &b->names;
@@ -774,7 +897,7 @@ static int at_position(splitter *sp, const char *s, const char *eol, const char 
     if (sp->cand) {
         sp->cand = 0;
         if (sp->cand_off >= sp->piece_size && absolute_positions(s, eol, st->ncols)) {
-            if (piece_add_text(sp->cur, *run, (size_t)(s - *run))) return -1;
+            if (piece_add_text(sp, sp->cur, *run, (size_t)(s - *run))) return -1;
             *run = s;
             if (cut(sp)) return -1;
         }
@@ -810,6 +933,10 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
     parse_state *st = &ps->st;
     ps->site.err = err;
     if (sp->redo) return -1;
+    /* the chunk of the lines before, while pieces refer to it, lives on by them */
+    if (sp->chunk && sp->chunk->refs) sp->chunk = NULL;
+    if (sp->chunk) sp->chunk->base = data;
+    sp->data = data;
     if (memchr(data, '\0', size)) {
         /* the parser reports it */
         if (settle_pieces(sp)) return -1;
@@ -846,7 +973,7 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
                   (kind == L_CALLS && st->cfn == NO_INDEX);
         if (seq) {
             /* the parser reads it, once every piece before it is in */
-            if (piece_add_text(sp->cur, run, (size_t)(ls - run))) goto fail;
+            if (piece_add_text(sp, sp->cur, run, (size_t)(ls - run))) goto fail;
             if (settle_pieces(sp)) return -1;
             run = s = ls;
             continue;
@@ -889,7 +1016,10 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
         }
         s = next;
     }
-    if (sp->cur) return piece_add_text(sp->cur, run, (size_t)(end - run)) ? -1 : 0;
+    if (sp->cur) {
+        if (piece_add_text(sp, sp->cur, run, (size_t)(end - run))) goto fail;
+        return 0;
+    }
     return end > run ? parse_lines(ps, run, (size_t)(end - run), err) : 0;
 fail:
     sp->redo = 1;
@@ -904,7 +1034,7 @@ static int sink_damaged(void *ctx, const char *what, cg_error *err) {
 }
 
 line_sink split_sink(splitter *sp) {
-    line_sink sink = {sp, sink_lines, sink_damaged, NULL};
+    line_sink sink = {sp, sink_lines, sink_damaged, sink_swap};
     return sink;
 }
 
@@ -986,13 +1116,21 @@ void split_free(splitter *sp) {
     while (sp->head) {
         piece *pc = sp->head;
         sp->head = pc->next;
-        piece_free(pc);
+        piece_free(sp, pc);
     }
-    piece_free(sp->cur);
+    piece_free(sp, sp->cur);
     while (sp->spare) {
         piece *pc = sp->spare;
         sp->spare = pc->next;
-        piece_free(pc);
+        piece_free(sp, pc);
+    }
+    /* no piece refers to a chunk now */
+    free(sp->chunk);
+    while (sp->free_chunks) {
+        text_chunk *ck = sp->free_chunks;
+        sp->free_chunks = ck->next;
+        free(ck->mem);
+        free(ck);
     }
     line_scratch_free(&sp->scratch);
     sp->ps->names_out = NULL;

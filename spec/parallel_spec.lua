@@ -417,6 +417,59 @@ describe("a load on several threads", function()
     end
   end)
 
+  it("reads files of several of the reader's 2 MiB chunks, plain and gzip, as a load on one does", function()
+    -- the functions' costs, counts and totals (the whole model of files this big would take the
+    -- spec long to compare): a line's bytes read wrong would change them, or make a piece meet
+    -- a fault and the file load again on one thread, which the progress counting from the
+    -- start again tells
+    local function summary(opts, path)
+      local last, again = 0, false
+      opts.progress = function(done)
+        if done < last then again = true end
+        last = done
+        return true
+      end
+      local prof, err = callgrind.load(path, opts)
+      if not prof then return "error " .. tostring(err) end
+      assert.is_false(again, path .. " was loaded again")
+      local events = prof:events()
+      local out = { table.concat(dump(prof:stats(), {})) }
+      for _, ev in ipairs(events) do out[#out + 1] = ev .. " " .. tostring(prof:total(ev)) end
+      for fn in prof:functions() do
+        out[#out + 1] = table.concat({ fn_key(fn), costs(fn, "self", events),
+          costs(fn, "inclusive", events), tostring(fn.called) }, " ")
+      end
+      prof:close()
+      return table.concat(out, "\n")
+    end
+    -- many pieces, whose lines cross the chunks' ends; and functions of a few MB each, whose
+    -- pieces span several chunks
+    for _, shape in ipairs(TSAN and { { 16000, 30 } } or { { 16000, 30 }, { 3, 150000 } }) do
+      local text = generated.profile_text(shape[1], shape[2])
+      assert.is_true(#text > 5 * 2 ^ 20)
+      local path = os.tmpname()
+      fixtures.write(path, text)
+      local files = { path }
+      if not TSAN then
+        os.execute("gzip -c " .. path .. " > " .. path .. ".gz")
+        assert.equal("\31\139", fixtures.read(path .. ".gz"):sub(1, 2))
+        files[2] = path .. ".gz"
+      end
+      for _, file in ipairs(files) do
+        local expected = summary({ threads = 1 }, file)
+        assert.truthy(expected:find(("Ir %d"):format(generated.ir_total(shape[1], shape[2])), 1, true))
+        for _, run in ipairs { { 2, nil }, { 3, 4096 } } do
+          local got = summary({ threads = run[1], chunk_size = run[2] }, file)
+          local diff = first_difference(expected, got)
+          assert.is_nil(diff, ("%s, %d threads, pieces of %s bytes: %s"):format(file, run[1],
+            tostring(run[2] or "default"), tostring(diff)))
+        end
+      end
+      os.remove(path)
+      os.remove(path .. ".gz")
+    end
+  end)
+
   it("is cancelled by the progress callback, and loads in the background", function()
     local text = generated.profile_text(3000, 30)
     local path = os.tmpname()
