@@ -27,7 +27,9 @@ typedef struct splitter splitter;
 /* Starts `workers` threads for one input read by `ps` (begun with parse_begin); `piece_size`
  * the bytes of a piece (0: the default). NULL when out of memory or no thread can be made. */
 splitter *split_start(parser *ps, int workers, size_t piece_size);
-/* The reader's sink: lines are cut into pieces or parsed by `ps`. */
+/* The reader's sink: lines are cut into pieces or parsed by `ps`. The pieces refer to the
+ * lines where the reader put them, and the sink keeps the reader's buffers while they do
+ * (line_sink.swap): for read_file and read_buffer, not the read_*_ahead functions. */
 line_sink split_sink(splitter *sp);
 /* Once the read ended well: every piece stitched, the parser's state as after the last line.
  * Returns 0, or -1 with err set. */
