@@ -205,7 +205,8 @@ screenshots: $(MODULE)
 # 2 GB. The reports table runs the `callgrind` command as `make rock` installs it.
 # The data files are made once into bench/data/ (see bench/README.md).
 BENCH_BIN    := $(BUILD)/bench
-BENCH_PROGS  := $(BENCH_BIN)/gen $(BENCH_BIN)/driver $(BENCH_BIN)/tokenize $(BENCH_BIN)/workload
+BENCH_PROGS  := $(BENCH_BIN)/gen $(BENCH_BIN)/driver $(BENCH_BIN)/tokenize $(BENCH_BIN)/workload \
+                $(BENCH_BIN)/roundtrip
 # the thread counts the loader is also measured with (bench/README.md)
 BENCH_THREADS ?= 2
 
@@ -235,6 +236,11 @@ $(BENCH_BIN)/driver: bench/driver.c $(CORE_LIB) csrc/callgrind.h
 $(BENCH_BIN)/tokenize: bench/tokenize.c $(CORE_LIB) $(wildcard csrc/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -Icsrc -o $@ $< $(CORE_LIB) $(LDLIBS)
+
+# How far apart two cores are (the round trip of a cache line), printed beside the thread figures.
+$(BENCH_BIN)/roundtrip: bench/roundtrip.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -pthread -o $@ $<
 
 $(BENCH_BIN)/%: bench/%.c
 	@mkdir -p $(dir $@)

@@ -7,7 +7,7 @@
 -- bench/data/results-quick.md instead, so that it never replaces the full results).
 --
 -- Environment: BENCH_QUICK=1 (only the files of 100 MB and less, the gzip copy and the valgrind
--- profiles), BENCH_BIG=1 (adds a 2 GB file), BENCH_BIN (where gen, driver, tokenize and workload
+-- profiles), BENCH_BIG=1 (adds a 2 GB file), BENCH_BIN (where gen, driver, tokenize, workload and roundtrip
 -- are built), BENCH_CA_TIMEOUT (seconds allowed to callgrind_annotate, 300),
 -- BENCH_REPORT_TIMEOUT (seconds allowed to each step of the reports table, 60), BENCH_LUA
 -- (interpreter, lua5.4), BENCH_COMMAND (the installed `callgrind` command), BENCH_RESULTS (where
@@ -291,6 +291,13 @@ local function measure_pair(path, runs)
   return { one = median(ones), pair = median(pairs_), ceiling = 2 * median(ones) / median(pairs_) }
 end
 
+-- The round trip of a cache line between the first two cores (bench/roundtrip.c), in ns: a
+-- virtual machine's cores may share a last-level cache at one time and not at another.
+local function measure_roundtrip()
+  local r = parse_keys(must(BIN .. "/roundtrip"))
+  return tonumber(r.roundtrip_ns)
+end
+
 local function measure_wc(path)
   if path:match("%.gz$") then return nil end
   local times = {}
@@ -439,7 +446,9 @@ local function measure(entry)
   end
   entry.c = measure_c(path, entry.runs)
   entry.threaded = {}
+  entry.roundtrip = { measure_roundtrip() }
   for _, n in ipairs(THREADS) do entry.threaded[n] = measure_c(path, entry.runs, n) end
+  entry.roundtrip[2] = measure_roundtrip()
   if #THREADS > 0 then entry.pair = measure_pair(path, entry.runs) end
   local warnings = entry.c.warning and list(entry.c.warning) or {}
   local expected = 0
@@ -755,13 +764,22 @@ local function report(entries)
     add()
     local rows = {}
     for _, e in ipairs(entries) do
-      rows[#rows + 1] = { e.name, fmt_s(e.pair.one), fmt_s(e.pair.pair), fmt_n(e.pair.ceiling, 2) .. "×" }
+      local rt = e.roundtrip or {}
+      rows[#rows + 1] = { e.name, fmt_s(e.pair.one), fmt_s(e.pair.pair), fmt_n(e.pair.ceiling, 2) .. "×",
+        ("%s / %s ns"):format(tostring(rt[1] or "-"), tostring(rt[2] or "-")) }
     end
     add("What two threads can gain on this machine: two bare tokenizers run at once, each reading "
       .. "the whole file, against one alone (median of as many runs); twice the one's time over "
-      .. "the pair's is the throughput of two threads that share nothing.")
+      .. "the pair's is the throughput of two threads that share nothing. The core-to-core round "
+      .. "trip (bench/roundtrip.c: a cache line handed from one core to the other and back, "
+      .. "measured before and after the file's threaded loads) says how far apart the two cores "
+      .. "were: this virtual machine's are sometimes 60-100 ns apart and sometimes 330-380 ns "
+      .. "(the host placed them apart), and a load whose threads hand each other data takes a "
+      .. "quarter more processor time in the far placement, which the tokenizers, sharing "
+      .. "nothing, do not notice.")
     add()
-    add(markdown_table({ "file", "one tokenizer", "two at once", "two-thread ceiling" }, rows))
+    add(markdown_table({ "file", "one tokenizer", "two at once", "two-thread ceiling",
+      "core round trip, before / after" }, rows))
     add()
   end
   add("## Model")
