@@ -2,10 +2,9 @@
  * called counts, cycles (mutual recursion) and inclusive costs the way KCachegrind computes
  * them. Nothing here recurses: a file can make the call graph as deep as it likes. */
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <stdatomic.h>
 
 #include "analysis.h"
 #include "msort.h"
@@ -77,52 +76,62 @@ static int identity_less(const cg_profile *p, uint32_t a, uint32_t b) {
 #define IDENTITY_BEFORE(p, a, b) identity_less((p), *(a), *(b))
 DEFINE_MERGE_SORT(sort_by_identity, uint32_t, const cg_profile *, IDENTITY_BEFORE)
 
-/* Functions handed out to the threads of a step a few at a time, so that each takes its share
- * whatever the functions cost. */
-enum { STEP = 64 };
+/* ---- work per function, on the load's threads ---- */
+
+/* What one function's step gives: a status, or whether a sum overflowed. */
+typedef unsigned char (*fn_step)(cg_profile *p, size_t f, line_scratch *scratch);
+
+/* Functions handed out to the threads a few at a time, so that each takes its share whatever
+ * the functions cost; each thread writes only its functions' rows and streams. */
+enum { STEP = 64, MIN_FNS_EACH = 4096 };
 
 typedef struct fn_steps {
     cg_profile *p;
+    fn_step step;
     atomic_size_t next;
-    unsigned char *result; /* per function: a status, or whether a sum overflowed */
-    line_scratch *scratch; /* the calling thread's */
+    unsigned char *result; /* per function */
+    line_scratch *scratch; /* the calling thread's, or NULL; the others make their own */
 } fn_steps;
 
-/* The next functions [*from, *to) for a thread; 0 when none are left. */
-static int take_step(fn_steps *fs, size_t *from, size_t *to) {
-    size_t n = fs->p->nfns, f = atomic_fetch_add(&fs->next, STEP);
-    if (f >= n) return 0;
-    *from = f;
-    *to = n - f < STEP ? n : f + STEP;
-    return 1;
-}
-
-static void finish_part(void *ctx, size_t k) {
+static void steps_part(void *ctx, size_t k) {
     fn_steps *fs = ctx;
-    cg_profile *p = fs->p;
-    line_scratch own = {NULL, 0, fs->scratch->seed}, *scratch = k ? &own : fs->scratch;
-    size_t from, to;
-    while (take_step(fs, &from, &to))
-        for (size_t f = from; f < to; f++)
-            fs->result[f] =
-                (unsigned char)line_finish(&p->line_stores[f], &p->strings, p->nraw, scratch);
+    size_t n = fs->p->nfns;
+    line_scratch own = {NULL, 0, fs->scratch ? fs->scratch->seed : 0};
+    line_scratch *scratch = k || !fs->scratch ? &own : fs->scratch;
+    for (size_t f; (f = atomic_fetch_add(&fs->next, STEP)) < n;)
+        for (size_t to = n - f < STEP ? n : f + STEP; f < to; f++)
+            fs->result[f] = fs->step(fs->p, f, scratch);
     line_scratch_free(&own);
 }
 
-/* Line records in their final form, on up to `threads` threads; faults in function order. */
-static int finish_lines(analysis *a, line_scratch *scratch, int threads) {
-    enum { MIN_FNS_EACH = 4096 };
-    cg_profile *p = a->p;
-    fn_steps fs = {.p = p, .result = malloc(p->nfns ? p->nfns : 1), .scratch = scratch};
-    if (!fs.result) return nomem(a);
+/* `step` for every function on up to `threads` threads, the calling thread with `scratch`:
+ * what each gave, in function order, so that faults are reported as one thread would meet
+ * them (free it); NULL when out of memory. */
+static unsigned char *each_function(cg_profile *p, int threads, fn_step step,
+                                    line_scratch *scratch) {
+    fn_steps fs = {
+        .p = p, .step = step, .result = malloc(p->nfns ? p->nfns : 1), .scratch = scratch};
+    if (!fs.result) return NULL;
     atomic_init(&fs.next, 0);
-    parts_run(parts_for(threads, p->nfns, MIN_FNS_EACH), finish_part, &fs);
+    parts_run(parts_for(threads, p->nfns, MIN_FNS_EACH), steps_part, &fs);
+    return fs.result;
+}
+
+static unsigned char finish_step(cg_profile *p, size_t f, line_scratch *scratch) {
+    return (unsigned char)line_finish(&p->line_stores[f], &p->strings, p->nraw, scratch);
+}
+
+/* Line records in their final form. */
+static int finish_lines(analysis *a, line_scratch *scratch, int threads) {
+    cg_profile *p = a->p;
+    unsigned char *result = each_function(p, threads, finish_step, scratch);
+    if (!result) return nomem(a);
     int rc = 0;
     for (size_t f = 0; f < p->nfns && !rc; f++) {
-        if (fs.result[f] == ST_NOMEM) rc = nomem(a);
-        if (fs.result[f] == ST_OVERFLOW && overflow(a, "a line's cost", (uint32_t)f)) rc = -1;
+        if (result[f] == ST_NOMEM) rc = nomem(a);
+        if (result[f] == ST_OVERFLOW && overflow(a, "a line's cost", (uint32_t)f)) rc = -1;
     }
-    free(fs.result);
+    free(result);
     return rc;
 }
 
@@ -300,30 +309,24 @@ static int inclusive_row(cg_profile *p, size_t f) {
     return bad;
 }
 
-static void inclusive_part(void *ctx, size_t k) {
-    (void)k;
-    fn_steps *fs = ctx;
-    size_t from, to;
-    while (take_step(fs, &from, &to))
-        for (size_t f = from; f < to; f++) fs->result[f] = (unsigned char)inclusive_row(fs->p, f);
+static unsigned char inclusive_step(cg_profile *p, size_t f, line_scratch *scratch) {
+    (void)scratch;
+    return (unsigned char)inclusive_row(p, f);
 }
 
 /* Each function's row on up to `threads` threads (they read the call graph and write rows of
  * their own), then, in function order, the faults and the cycles' sums. */
 static int inclusive_costs(analysis *a, int threads) {
-    enum { MIN_FNS_EACH = 4096 };
     cg_profile *p = a->p;
     size_t w = p->nraw;
+    unsigned char *bad = NULL;
     if (alloc_rows(&p->fn_incl, p->nfns, w) || alloc_rows(&p->cycle_self, p->ncycles, w) ||
-        alloc_rows(&p->cycle_incl, p->ncycles, w))
+        alloc_rows(&p->cycle_incl, p->ncycles, w) ||
+        !(bad = each_function(p, threads, inclusive_step, NULL)))
         return nomem(a);
-    fn_steps fs = {.p = p, .result = malloc(p->nfns ? p->nfns : 1)};
-    if (!fs.result) return nomem(a);
-    atomic_init(&fs.next, 0);
-    parts_run(parts_for(threads, p->nfns, MIN_FNS_EACH), inclusive_part, &fs);
     int rc = 0;
     for (size_t f = 0; f < p->nfns && !rc; f++) {
-        if (fs.result[f] && overflow(a, "the inclusive cost", (uint32_t)f)) rc = -1;
+        if (bad[f] && overflow(a, "the inclusive cost", (uint32_t)f)) rc = -1;
         uint32_t cycle = p->fns[f].cycle;
         if (!rc && cycle != NO_INDEX &&
             (row_add(costs_row(&p->cycle_self, w, cycle), costs_row(&p->fn_self, w, f), w) |
@@ -331,7 +334,7 @@ static int inclusive_costs(analysis *a, int threads) {
             overflow(a, "the cycle cost", (uint32_t)f))
             rc = -1;
     }
-    free(fs.result);
+    free(bad);
     return rc;
 }
 
@@ -359,7 +362,7 @@ static void group_part(void *ctx, size_t part) {
     cg_profile *p = g->p;
     for (size_t k = part; k < 4; k += g->parts) {
         if (k == 0)
-            /* the calls come numbered by caller (build_number): this index is the identity */
+            /* the calls come numbered by caller (build_number): this one finds them in order */
             g->failed[k] = group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls,
                                     offsetof(call_rec, caller), &p->callee_begin, &p->callee_index);
         else if (k == 1)

@@ -219,34 +219,9 @@ static int function_of(parser *ps, uint32_t name, uint32_t file, uint32_t object
     return ps->names_out ? put_name(ps, *out) : LINE_OK;
 }
 
-/* The position specifications (`key=name` lines) and the name table each one refers to. */
-enum { SPEC_FN, SPEC_FL, SPEC_FI, SPEC_OB, SPEC_CFN, SPEC_CFI, SPEC_COB, SPEC_JFI, SPEC_JFN };
+/* The name table each position specification refers to (SPEC_*, parser.h). */
 static const int spec_table[] = {IDS_FN,   IDS_FILE, IDS_FILE, IDS_OBJ, IDS_FN,
                                  IDS_FILE, IDS_OBJ,  IDS_FILE, IDS_FN};
-
-/* The specification a key names (fe= is fi=, cfl= is cfi=), or -1. */
-static int spec_of(const char *key, size_t klen) {
-    if (klen == 2) {
-        if (key[0] == 'f') {
-            if (key[1] == 'n') return SPEC_FN;
-            if (key[1] == 'l') return SPEC_FL;
-            if (key[1] == 'i' || key[1] == 'e') return SPEC_FI;
-        }
-        return key[0] == 'o' && key[1] == 'b' ? SPEC_OB : -1;
-    }
-    if (klen != 3) return -1;
-    if (key[0] == 'c' && key[1] == 'f') {
-        if (key[2] == 'n') return SPEC_CFN;
-        if (key[2] == 'i' || key[2] == 'l') return SPEC_CFI;
-        return -1;
-    }
-    if (key[0] == 'c' && key[1] == 'o' && key[2] == 'b') return SPEC_COB;
-    if (key[0] == 'j' && key[1] == 'f') {
-        if (key[2] == 'i') return SPEC_JFI;
-        if (key[2] == 'n') return SPEC_JFN;
-    }
-    return -1;
-}
 
 /* What a specification line with that name does to the format state. */
 static int spec_apply(parser *ps, int spec, uint32_t name) {
@@ -291,7 +266,7 @@ static int spec_apply(parser *ps, int spec, uint32_t name) {
 
 static int spec_line(parser *ps, const char *key, size_t klen, const char *s, const char *end) {
     uint32_t name;
-    int rc, spec = spec_of(key, klen);
+    int rc, spec = parse_spec_of(key, klen);
     if (spec < 0) return malformed(ps, "unknown specification '%.*s='", (int)klen, key);
     s = skip_space(s, end);
     if ((rc = parse_name(ps, spec_table[spec], s, end, &name))) return rc;
@@ -566,7 +541,7 @@ static inline const char *fast_gap(const char *p) {
 static const char *fast_spec(const parser *ps, const char *key, size_t klen, int *spec_out,
                              uint32_t *name) {
     const char *p = key + klen + 1;
-    int spec = spec_of(key, klen);
+    int spec = parse_spec_of(key, klen);
     if (spec < 0 || *p != '(') return NULL;
     uint64_t id;
     if (!(p = fast_decimal(p + 1, &id)) || *p != ')' || *++p != '\n') return NULL;
@@ -669,27 +644,27 @@ static const char *fast_tokens(parser *ps, int layout, const char *p, uint64_t *
     }
 }
 
-/* Whether specification, calls=, jump= and jcnd= lines may take the fast path: inside a
- * section's body (enter_body has nothing to do), nothing waiting for a position line, names
- * resolved here (not a split load's, split.h). */
-static inline int fast_names(const parser *ps) {
+/* Inside a section's body whose records are kept (enter_body has nothing to do; a split
+ * load's piece lies in one), nothing waiting for a position line. */
+static inline int in_body(const parser *ps) {
     const parse_state *st = &ps->st;
-    return st->body_started && st->assoc == ASSOC_NONE && !ps->names_out &&
+    return st->body_started && st->assoc == ASSOC_NONE &&
            (ps->local || build_section_current(ps->b) != CG_NONE);
 }
 
+/* Whether specification, calls=, jump= and jcnd= lines may take the fast path: in a body, and
+ * not the splitter's parser (whose name lines go through parse_name_line, split.h). */
+static inline int fast_names(const parser *ps) {
+    return in_body(ps) && !ps->names_out;
+}
+
 /* A piece's specification line (`klen` letters then '='), whose name the splitter resolved
- * (names_in): its text is not read, only where it ends. Returns the line's '\n', at or before
- * `last` (a '\n' of the buffer), or NULL for the general path. Changes nothing. */
-static const char *fast_taken_spec(const parser *ps, const char *key, size_t klen, const char *last,
-                                   int *spec_out, uint32_t *name) {
-    int spec = spec_of(key, klen);
-    if (spec < 0 || !ps->names_left) return NULL;
+ * (names_in, taken with take_name): its text is not read, only where it ends. Returns the
+ * line's '\n', at or before `last` (a '\n' of the buffer), or NULL for the general path. */
+static const char *fast_taken_spec(const char *key, size_t klen, const char *last, int *spec_out) {
+    if ((*spec_out = parse_spec_of(key, klen)) < 0) return NULL;
     const char *p = key + klen + 1;
-    const char *nl = memchr(p, '\n', (size_t)(last - p) + 1);
-    *spec_out = spec;
-    *name = *ps->names_in;
-    return nl;
+    return memchr(p, '\n', (size_t)(last - p) + 1);
 }
 
 /* Whether a self-cost line may go straight to the builder, or to a split load's piece: inside
@@ -1074,14 +1049,12 @@ int parse_one_line(parser *ps, const char *s, const char *end) {
 }
 
 int parse_name_line(parser *ps, const char *s, const char *nl) {
-    const parse_state *st = &ps->st;
     const char *eq = s;
     while ((unsigned)(*eq - 'a') < 26) eq++;
     size_t klen = (size_t)(eq - s);
     int spec;
     uint32_t name;
-    if (*eq == '=' && klen <= 3 && st->body_started && st->assoc == ASSOC_NONE &&
-        build_section_current(ps->b) != CG_NONE && fast_spec(ps, s, klen, &spec, &name) == nl) {
+    if (*eq == '=' && klen <= 3 && in_body(ps) && fast_spec(ps, s, klen, &spec, &name) == nl) {
         int rc = ps->names_out ? put_name(ps, name) : LINE_OK;
         return rc ? rc : spec_apply(ps, spec, name);
     }
@@ -1186,16 +1159,13 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
             uint32_t name;
             const char *eol = NULL;
             if (*eq == '=' && klen <= 3)
-                eol = ps->names_in ? fast_taken_spec(ps, s, klen, fast_end - 1, &spec, &name)
+                eol = ps->names_in ? fast_taken_spec(s, klen, fast_end - 1, &spec)
                                    : fast_spec(ps, s, klen, &spec, &name);
             if (eol) {
                 st->lineno++;
                 s = eol + 1;
-                if (ps->names_in) {
-                    ps->names_in++;
-                    ps->names_left--;
-                }
-                if (spec_apply(ps, spec, name) < 0) return -1;
+                if ((ps->names_in && take_name(ps, &name) < 0) || spec_apply(ps, spec, name) < 0)
+                    return -1;
                 /* of the state fast_self_cost reads, only fn= changes the function */
                 if (spec == SPEC_FN) quick = fast_self_cost(ps);
                 continue;

@@ -21,6 +21,34 @@ enum { IDS_FILE, IDS_FN, IDS_OBJ, IDS_COUNT };
 /* What a `calls=`, `jump=` or `jcnd=` line leaves for the next position line to complete. */
 enum { ASSOC_NONE, ASSOC_CALL, ASSOC_JUMP, ASSOC_JCND };
 
+/* The position specifications (`key=name` lines). */
+enum { SPEC_FN, SPEC_FL, SPEC_FI, SPEC_OB, SPEC_CFN, SPEC_CFI, SPEC_COB, SPEC_JFI, SPEC_JFN };
+
+/* The specification a key of `klen` characters names (fe= is fi=, cfl= is cfi=), or -1.
+ * Inline: the parser and a split load's splitter ask at every name line. */
+static inline int parse_spec_of(const char *key, size_t klen) {
+    if (klen == 2) {
+        if (key[0] == 'f') {
+            if (key[1] == 'n') return SPEC_FN;
+            if (key[1] == 'l') return SPEC_FL;
+            if (key[1] == 'i' || key[1] == 'e') return SPEC_FI;
+        }
+        return key[0] == 'o' && key[1] == 'b' ? SPEC_OB : -1;
+    }
+    if (klen != 3) return -1;
+    if (key[0] == 'c' && key[1] == 'f') {
+        if (key[2] == 'n') return SPEC_CFN;
+        if (key[2] == 'i' || key[2] == 'l') return SPEC_CFI;
+        return -1;
+    }
+    if (key[0] == 'c' && key[1] == 'o' && key[2] == 'b') return SPEC_COB;
+    if (key[0] == 'j' && key[1] == 'f') {
+        if (key[2] == 'i') return SPEC_JFI;
+        if (key[2] == 'n') return SPEC_JFN;
+    }
+    return -1;
+}
+
 /* Position columns in the fixed order the format allows. */
 enum { COL_INSTR, COL_BB, COL_LINE, COL_COUNT };
 

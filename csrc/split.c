@@ -16,15 +16,15 @@
 /* PIECE_RECS_BLOCK: the bytes of a block of a piece's calls and jumps (a piece of 128 KiB
  * holds a few KiB of them); FREE_CHUNKS: the reader's buffers kept for it once no piece refers
  * to them. */
+/* READY_BLOCKS: the builder's blocks kept ready (2 MiB of calls and jumps ahead). */
 enum {
     DEFAULT_PIECE = 1 << 17,
     MAX_WORKERS = 64,
     SHARDS = 64,
     PIECE_RECS_BLOCK = 16 << 10,
-    FREE_CHUNKS = 2
+    FREE_CHUNKS = 2,
+    READY_BLOCKS = 4
 };
-/* READY_BLOCKS: the builder's blocks kept ready (2 MiB of calls and jumps ahead) */
-enum { READY_BLOCKS = 4 };
 
 /* ---- a piece's records ---- */
 
@@ -314,6 +314,11 @@ struct splitter {
     size_t nready, ready_bytes;
 };
 
+static void chunk_free(text_chunk *ck) {
+    if (ck->owned) free(ck->mem);
+    free(ck);
+}
+
 /* A chunk no piece refers to: its buffer kept for the reader (a few) or freed. */
 static void chunk_retire(splitter *sp, text_chunk *ck) {
     if (ck->owned && sp->nfree < FREE_CHUNKS) {
@@ -322,8 +327,7 @@ static void chunk_retire(splitter *sp, text_chunk *ck) {
         sp->nfree++;
         return;
     }
-    if (ck->owned) free(ck->mem);
-    free(ck);
+    chunk_free(ck);
 }
 
 static void chunk_release(splitter *sp, text_chunk *ck) {
@@ -791,16 +795,6 @@ static int cut(splitter *sp) {
     return submit(sp, a);
 }
 
-static int is_name_key(const char *k, size_t n) {
-    if (n == 2)
-        return (k[0] == 'f' && (k[1] == 'n' || k[1] == 'l' || k[1] == 'i' || k[1] == 'e')) ||
-               (k[0] == 'o' && k[1] == 'b');
-    if (n == 3)
-        return !memcmp(k, "cob", 3) || !memcmp(k, "cfi", 3) || !memcmp(k, "cfl", 3) ||
-               !memcmp(k, "cfn", 3) || !memcmp(k, "jfi", 3) || !memcmp(k, "jfn", 3);
-    return 0;
-}
-
 static int key_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '-';
 }
@@ -812,6 +806,16 @@ static inline int is_position_start(char c) {
     return is_digit(c) || c == '+' || c == '-' || c == '*';
 }
 
+/* What a line whose key `k` (`n` characters) is followed by '=' means. */
+static int key_kind(const char *k, size_t n) {
+    int spec = parse_spec_of(k, n);
+    if (spec == SPEC_FN) return L_FN;
+    if (spec >= 0) return L_NAME;
+    if (n == 5 && !memcmp(k, "calls", 5)) return L_CALLS;
+    if (n == 4 && (!memcmp(k, "jump", 4) || !memcmp(k, "jcnd", 4))) return L_JUMP;
+    return L_OTHER;
+}
+
 static int classify(const char *s, const char *end) {
     if (end > s && end[-1] == '\r') end--;
     if (s == end || *s == '#') return L_BLANK;
@@ -820,37 +824,16 @@ static int classify(const char *s, const char *end) {
     while (s < end && key_char(*s)) s++;
     size_t n = (size_t)(s - k);
     if (!n || s == end || *s != '=') return L_OTHER;
-    if (n == 2 && k[0] == 'f' && k[1] == 'n') return L_FN;
-    if (is_name_key(k, n)) return L_NAME;
-    if (n == 5 && !memcmp(k, "calls", 5)) return L_CALLS;
-    if (n == 4 && (!memcmp(k, "jump", 4) || !memcmp(k, "jcnd", 4))) return L_JUMP;
-    return L_OTHER;
+    return key_kind(k, n);
 }
 
-/* What a line means, found from its first '=' or ':' at `mark` (next_mark): the keys valgrind
- * writes are told by their length and letters; anything else goes to classify. */
+/* classify for a line whose first '=' or ':' is at `mark` (next_mark): a key of letters that
+ * ends at an '=' is told without looking for the line's end. */
 static int classify_at(const char *s, const char *mark, const char *end) {
-    if (*mark == '=') {
+    if (*mark == '=' && (unsigned)(*s - 'a') < 26) {
         const char *k = s;
-        switch (mark - s) {
-        case 2:
-            if (k[0] == 'f') {
-                if (k[1] == 'n') return L_FN;
-                if (k[1] == 'l' || k[1] == 'i' || k[1] == 'e') return L_NAME;
-            }
-            if (k[0] == 'o' && k[1] == 'b') return L_NAME;
-            break;
-        case 3:
-            if ((k[0] == 'c' && (k[1] == 'f' || k[1] == 'o')) || (k[0] == 'j' && k[1] == 'f'))
-                return is_name_key(k, 3) ? L_NAME : classify(s, end);
-            break;
-        case 4:
-            if (!memcmp(k, "jcnd", 4) || !memcmp(k, "jump", 4)) return L_JUMP;
-            break;
-        case 5:
-            if (!memcmp(k, "calls", 5)) return L_CALLS;
-            break;
-        }
+        while (k < mark && key_char(*k)) k++;
+        if (k == mark) return key_kind(s, (size_t)(mark - s));
     }
     return classify(s, end);
 }
@@ -891,6 +874,15 @@ static const char *next_mark(const char *s, const char *end) {
 }
 #endif
 
+/* The position line of a call or jump is met: the names that applied to it only are reset, as
+ * the parser resets them. */
+static void end_assoc(splitter *sp) {
+    parse_state *st = &sp->ps->st;
+    if (sp->assoc == 1) st->cob = st->cfi = NO_INDEX;
+    if (sp->assoc == 2) st->jfi = st->jfn = NO_INDEX;
+    sp->assoc = 0;
+}
+
 /* A position line after a fn= where a piece may begin, or after a calls= or jump. */
 static int at_position(splitter *sp, const char *s, const char *eol, const char **run) {
     parse_state *st = &sp->ps->st;
@@ -902,9 +894,7 @@ static int at_position(splitter *sp, const char *s, const char *eol, const char 
             if (cut(sp)) return -1;
         }
     }
-    if (sp->assoc == 1) st->cob = st->cfi = NO_INDEX;
-    if (sp->assoc == 2) st->jfi = st->jfn = NO_INDEX;
-    sp->assoc = 0;
+    end_assoc(sp);
     return 0;
 }
 
@@ -1007,7 +997,7 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
         }
         if (!sp->cand && sp->assoc && next < end && is_position_start(*next)) {
             /* most often: the position line of the call or jump comes right after it */
-            at_position(sp, next, next, &run);
+            end_assoc(sp);
             sp->peek = 0;
         } else if (sp->cand || sp->assoc) {
             int rc = look_ahead(sp, next, end, &run);
@@ -1129,8 +1119,7 @@ void split_free(splitter *sp) {
     while (sp->free_chunks) {
         text_chunk *ck = sp->free_chunks;
         sp->free_chunks = ck->next;
-        free(ck->mem);
-        free(ck);
+        chunk_free(ck);
     }
     line_scratch_free(&sp->scratch);
     sp->ps->names_out = NULL;
