@@ -177,6 +177,11 @@ void build_defined(builder *b, uint32_t fn) {
     b->block_fn = fn;
     /* a new block of the function: expect its calls and jumps in the order seen before */
     if (fn < b->nrecs) fn_records_again(&b->recs[fn]);
+    /* and where its line records go, likely out of the cache since its last block (not when
+     * other threads join streams: the stream is theirs to touch) */
+    const line_store *s = &b->p->line_stores[fn];
+    if (!b->streams_elsewhere && s->data) __builtin_prefetch(s->data + s->used, 1);
+    __builtin_prefetch(costs_row(&b->p->fn_self, b->p->nraw, fn), 1);
 }
 
 /* ---- line costs ---- */

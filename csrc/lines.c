@@ -64,11 +64,12 @@ static void trim(line_store *s) {
 }
 
 /* Decodes the record at `p` against the one before it (file, line and address as that one
- * left them); its costs fill `nraw` values. Returns the byte after it. Inline: the reader and
- * the compactions decode every record this way. */
-static inline const unsigned char *decode_next(const unsigned char *p, uint32_t *file,
-                                               uint64_t *line, uint64_t *addr, cg_cost *costs,
-                                               size_t nraw) {
+ * left them); its costs fill `nraw` values. Returns the byte after it. Always inline: the
+ * reader and the compactions decode every record this way, and a call would keep the position
+ * in memory, where the next wide read of it waits for the narrow writes (store forwarding). */
+static inline __attribute__((always_inline)) const unsigned char *
+decode_next(const unsigned char *p, uint32_t *file, uint64_t *line, uint64_t *addr, cg_cost *costs,
+            size_t nraw) {
     unsigned header = *p++;
     uint64_t n = header >> 1, v;
     if (n == K_ESCAPE) p = get_varint(p, &n);
@@ -243,11 +244,13 @@ static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch
     d->width = width;
     size_t runs = 0;
     const unsigned char *p = s->data;
-    key k = {0, 0, 0};
+    uint32_t file = 0;
+    uint64_t line = 0, addr = 0;
     for (size_t i = 0; i < n; i++) {
         d->offsets[i] = (size_t)(p - s->data);
         d->summed[i] = 0;
-        p = decode_next(p, &k.file, &k.line, &k.addr, d->costs + i * width, nraw);
+        p = decode_next(p, &file, &line, &addr, d->costs + i * width, nraw);
+        key k = {addr, line, file};
         if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
         d->keys[i] = k;
     }
