@@ -112,7 +112,7 @@ int main(int argc, char **argv) {
     if (repeat < 1) repeat = 1;
     tally t = {0, 0, 0};
     read_options opts = {argv[1], NULL, NULL};
-    line_sink sink = {&t, tokenize_lines, damaged, NULL};
+    line_sink sink = {&t, tokenize_lines, damaged, NULL, NULL};
     for (int run = 0; run < repeat; run++) {
         cg_error err;
         memset(&err, 0, sizeof err);

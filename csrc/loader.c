@@ -39,8 +39,9 @@ void cg_loader_free(cg_loader *ld) {
     free(ld);
 }
 
-/* The threads a load uses: as asked, else the cores available, at most MAX_THREADS. */
-enum { MAX_THREADS = 8 };
+/* The threads a load uses: as asked, else the cores available, at most MAX_THREADS; from
+ * READ_AHEAD_THREADS on, a split load reads in one more. */
+enum { MAX_THREADS = 8, READ_AHEAD_THREADS = 3 };
 static int load_threads(const cg_options *o) {
     if (o->threads > 0) return o->threads;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -109,7 +110,15 @@ static int read_split(cg_loader *ld, const char *name, const char *path, const v
     }
     read_options ro = {stored, ld->opts.progress, ld->opts.progress_userdata};
     line_sink sink = split_sink(sp);
-    int rc = path ? read_file(path, &ro, &sink, err) : read_buffer(data, size, &ro, &sink, err);
+    /* from three threads on, the reading and the inflating in a thread of their own: the
+     * calling thread is the bound there; on two cores a third thread costs what it saves
+     * (bench/analysis.md) */
+    int rc;
+    if (threads >= READ_AHEAD_THREADS)
+        rc = path ? read_file_ahead(path, &ro, &sink, err)
+                  : read_buffer_ahead(data, size, &ro, &sink, err);
+    else
+        rc = path ? read_file(path, &ro, &sink, err) : read_buffer(data, size, &ro, &sink, err);
     if (!rc) rc = split_finish(sp, err);
     *redo = split_redo(sp);
     split_free(sp);

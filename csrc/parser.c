@@ -1240,6 +1240,6 @@ static int sink_damaged(void *ctx, const char *what, cg_error *err) {
 }
 
 line_sink parser_sink(parser *ps) {
-    line_sink sink = {ps, sink_lines, sink_damaged, NULL};
+    line_sink sink = {ps, sink_lines, sink_damaged, NULL, NULL};
     return sink;
 }

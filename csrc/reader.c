@@ -251,6 +251,7 @@ int read_buffer(const void *data, size_t size, const read_options *opts, const l
 /* What the reading thread hands over, in order: lines, progress, a damaged stream, the end. */
 enum { AHEAD_LINES, AHEAD_PROGRESS, AHEAD_DAMAGED, AHEAD_END };
 enum { AHEAD_QUEUED = 2, AHEAD_PIECE = 256 << 10 }; /* pieces of lines waiting at most */
+enum { AHEAD_SPARES = 4 }; /* buffers the sink gave back, kept for the reading thread */
 
 typedef struct ahead_item {
     struct ahead_item *next;
@@ -258,7 +259,12 @@ typedef struct ahead_item {
     size_t size;
     const char *what; /* AHEAD_DAMAGED: a string literal of pump */
     uint64_t done, total;
-    char data[]; /* AHEAD_LINES */
+    /* AHEAD_LINES for a sink that keeps buffers (line_sink.swap): the lines are at the start of
+     * the reader's buffer `buf`, handed over whole, and `last` when the reader wanted no other */
+    char *buf;
+    size_t cap;
+    int last;
+    char data[]; /* AHEAD_LINES for a sink that does not: a copy of the lines */
 } ahead_item;
 
 typedef struct ahead {
@@ -276,6 +282,11 @@ typedef struct ahead {
     ahead_item *head, *tail;
     size_t queued; /* AHEAD_LINES items waiting */
     int stop;      /* the calling thread stopped: the reading thread gives up */
+    char *spare[AHEAD_SPARES];
+    size_t spare_cap[AHEAD_SPARES], nspares;
+    /* the reading thread's own: the lines of its buffer, waiting for its swap */
+    const char *pending;
+    size_t pending_size;
 } ahead;
 
 /* Queues an item; -1 when the calling thread stopped (the read then ends at once). */
@@ -296,7 +307,7 @@ static int ahead_push(ahead *a, ahead_item *it, cg_error *err) {
     }
     pthread_mutex_unlock(&a->lock);
     if (stop) {
-        free(it);
+        free(it); /* its buffer, if any, is the caller's to free */
         set_error(err, CG_ERR_ABORTED, 0, "%s: stopped", a->opts.name);
         return -1;
     }
@@ -316,9 +327,15 @@ static ahead_item *ahead_item_new(ahead *a, int kind, size_t size, cg_error *err
 }
 
 /* Lines are handed over in pieces of about AHEAD_PIECE bytes cut at line ends, so that what
- * waits between the threads stays small beside the reader's own chunk. */
+ * waits between the threads stays small beside the reader's own chunk; to a sink that keeps
+ * buffers, with the buffer itself (ahead_swap, called next). */
 static int ahead_lines(void *ctx, const char *data, size_t size, cg_error *err) {
     ahead *a = ctx;
+    if (a->sink.swap) {
+        a->pending = data;
+        a->pending_size = size;
+        return 0;
+    }
     while (size) {
         size_t n = size;
         if (n > AHEAD_PIECE) {
@@ -333,6 +350,55 @@ static int ahead_lines(void *ctx, const char *data, size_t size, cg_error *err) 
         size -= n;
     }
     return 0;
+}
+
+/* A spare buffer of at least `want` bytes (one the sink gave back, else a new one), or NULL. */
+static char *ahead_spare(ahead *a, size_t want, size_t *cap) {
+    char *b = NULL;
+    pthread_mutex_lock(&a->lock);
+    for (size_t i = 0; i < a->nspares; i++) {
+        if (a->spare_cap[i] < want) continue;
+        b = a->spare[i];
+        *cap = a->spare_cap[i];
+        a->nspares--;
+        a->spare[i] = a->spare[a->nspares];
+        a->spare_cap[i] = a->spare_cap[a->nspares];
+        break;
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (!b && (b = malloc(want))) *cap = want;
+    return b;
+}
+
+/* A buffer back from the sink, for the reading thread to fill again (freed past a few). */
+static void ahead_give_back(ahead *a, char *b, size_t cap) {
+    pthread_mutex_lock(&a->lock);
+    if (a->nspares < AHEAD_SPARES) {
+        a->spare[a->nspares] = b;
+        a->spare_cap[a->nspares++] = cap;
+        b = NULL;
+    }
+    pthread_mutex_unlock(&a->lock);
+    free(b);
+}
+
+/* The reader's buffer with the lines it just handed over goes to the calling thread whole
+ * (no copy); the reader goes on with a spare one. */
+static char *ahead_swap(void *ctx, char *buf, size_t cap, size_t want, size_t *new_cap) {
+    ahead *a = ctx;
+    cg_error err;
+    ahead_item *it = ahead_item_new(a, AHEAD_LINES, 0, &err);
+    if (!it) return NULL; /* `buf` is the reader's to free: out of memory */
+    it->buf = buf;
+    it->cap = cap;
+    it->size = a->pending == buf ? a->pending_size : 0;
+    it->last = !want;
+    a->pending = NULL;
+    if (ahead_push(a, it, &err)) {
+        free(buf); /* the calling thread stopped: nothing more is read */
+        return NULL;
+    }
+    return want ? ahead_spare(a, want, new_cap) : NULL;
 }
 
 static int ahead_damaged(void *ctx, const char *what, cg_error *err) {
@@ -373,9 +439,16 @@ static void *ahead_thread(void *arg) {
     return NULL;
 }
 
-/* The next item, or NULL when the reading thread ended without one (out of memory). */
-static ahead_item *ahead_pop(ahead *a) {
+/* The next item, or NULL when the reading thread ended without one (out of memory); while
+ * none is there, the sink's other work (line_sink.idle) before waiting. */
+static ahead_item *ahead_pop(ahead *a, const line_sink *sink) {
     pthread_mutex_lock(&a->lock);
+    while (!a->head && !a->stop && sink->idle) {
+        pthread_mutex_unlock(&a->lock);
+        int busy = sink->idle(sink->ctx);
+        pthread_mutex_lock(&a->lock);
+        if (!busy) break;
+    }
     while (!a->head && !a->stop) pthread_cond_wait(&a->items, &a->lock);
     ahead_item *it = a->head;
     if (it) {
@@ -386,6 +459,29 @@ static ahead_item *ahead_pop(ahead *a) {
     }
     pthread_mutex_unlock(&a->lock);
     return it;
+}
+
+/* Hands an item's lines to the sink; a buffer handed over whole goes on to the sink's swap, as
+ * read_file would call it, and what the sink gives back is the reading thread's again. */
+static int hand_lines(ahead *a, const line_sink *sink, ahead_item *it, cg_error *err) {
+    if (!it->buf) return sink->lines(sink->ctx, it->data, it->size, err);
+    int rc = sink->lines(sink->ctx, it->buf, it->size, err);
+    size_t want = !rc && !it->last ? it->cap : 0, cap = 0;
+    char *b = sink->swap(sink->ctx, it->buf, it->cap, want, &cap);
+    if (b == it->buf)
+        ahead_give_back(a, b, it->cap); /* the sink kept nothing */
+    else if (b)
+        ahead_give_back(a, b, cap); /* the sink kept the buffer and gave one for it */
+    else if (want) {
+        set_error(err, CG_ERR_NOMEM, 0, "%s: out of memory", a->opts.name);
+        return -1;
+    }
+    return rc;
+}
+
+static void item_free(ahead_item *it) {
+    free(it->buf);
+    free(it);
 }
 
 /* Runs the read in a thread and hands what it reads to the sink here, in the same order. */
@@ -402,7 +498,7 @@ static int read_ahead(const char *path, const void *data, size_t size, const rea
         a->opts.progress = ahead_progress;
         a->opts.progress_userdata = a;
     }
-    a->sink = (line_sink){a, ahead_lines, ahead_damaged, NULL};
+    a->sink = (line_sink){a, ahead_lines, ahead_damaged, sink->swap ? ahead_swap : NULL, NULL};
     clear_error(&a->err);
     pthread_t thread;
     if (pthread_mutex_init(&a->lock, NULL)) {
@@ -414,7 +510,7 @@ static int read_ahead(const char *path, const void *data, size_t size, const rea
     int started = pthread_create(&thread, NULL, ahead_thread, a) == 0;
     int rc = -1, ended = 0;
     while (started) {
-        ahead_item *it = ahead_pop(a);
+        ahead_item *it = ahead_pop(a, sink);
         if (!it) {
             set_error(err, CG_ERR_NOMEM, 0, "%s: out of memory", opts->name);
             break;
@@ -422,7 +518,7 @@ static int read_ahead(const char *path, const void *data, size_t size, const rea
         int kind = it->kind;
         int failed = 0;
         if (kind == AHEAD_LINES)
-            failed = sink->lines(sink->ctx, it->data, it->size, err);
+            failed = hand_lines(a, sink, it, err);
         else if (kind == AHEAD_DAMAGED)
             failed = sink->damaged(sink->ctx, it->what, err);
         else if (kind == AHEAD_PROGRESS)
@@ -447,10 +543,11 @@ static int read_ahead(const char *path, const void *data, size_t size, const rea
         }
         for (ahead_item *it = a->head; it;) {
             ahead_item *next = it->next;
-            free(it);
+            item_free(it);
             it = next;
         }
     }
+    for (size_t i = 0; i < a->nspares; i++) free(a->spare[i]);
     pthread_mutex_destroy(&a->lock);
     pthread_cond_destroy(&a->items);
     pthread_cond_destroy(&a->room);

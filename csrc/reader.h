@@ -31,6 +31,10 @@ typedef struct line_sink {
      * otherwise NULL means out of memory, `buf` kept. Plain text in memory (read_buffer) is
      * never swapped: its bytes are the caller's and stay valid for the whole read. */
     char *(*swap)(void *ctx, char *buf, size_t cap, size_t want, size_t *new_cap);
+    /* Optional: read_file_ahead's next lines are not read yet. The sink may do other work
+     * meanwhile; 1 when it did some (the reader looks again), 0 when it has none (the reader
+     * waits). */
+    int (*idle)(void *ctx);
 } line_sink;
 
 /* The input's name for the reader's own errors ("NAME: No such file..."), and its progress. */
@@ -48,8 +52,9 @@ int read_buffer(const void *data, size_t size, const read_options *opts, const l
  * few chunks ahead: the sink and the progress callback are still called on the calling thread,
  * with the same lines in the same order, and the read ends with the same error. Plain text in
  * memory is parsed in place, as read_buffer does. When no thread can be made, the read runs
- * on the calling thread. Not for a sink that keeps lines (split_sink): the lines read in the
- * other thread last only for the call, and `swap` is not called for them. */
+ * on the calling thread. A sink with `swap` gets the reading thread's buffers whole, each
+ * followed by its swap as read_file calls it (the buffers it gives back go to the reading
+ * thread again); a sink without gets copies of the lines, which last only for the call. */
 int read_file_ahead(const char *path, const read_options *opts, const line_sink *sink,
                     cg_error *err);
 int read_buffer_ahead(const void *data, size_t size, const read_options *opts,

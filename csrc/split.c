@@ -1016,6 +1016,20 @@ fail:
     return -1;
 }
 
+/* The reading thread has no lines ready (line_sink.idle): a piece that is parsed is stitched,
+ * else one waiting for a worker is parsed here, rather than this thread sleeping. */
+static int sink_idle(void *ctx) {
+    splitter *sp = ctx;
+    if (sp->redo) return 0;
+    int rc = stitch_head(sp, 0);
+    if (rc <= 0) return rc == 0; /* a fault sets redo, and the lines that come next stop */
+    pthread_mutex_lock(&sp->mu);
+    int parsed = sp->todo != NULL;
+    if (parsed) parse_own(sp);
+    pthread_mutex_unlock(&sp->mu);
+    return parsed;
+}
+
 static int sink_damaged(void *ctx, const char *what, cg_error *err) {
     splitter *sp = ctx;
     if (settle_pieces(sp)) return -1;
@@ -1024,7 +1038,7 @@ static int sink_damaged(void *ctx, const char *what, cg_error *err) {
 }
 
 line_sink split_sink(splitter *sp) {
-    line_sink sink = {sp, sink_lines, sink_damaged, sink_swap};
+    line_sink sink = {sp, sink_lines, sink_damaged, sink_swap, sink_idle};
     return sink;
 }
 

@@ -51,7 +51,7 @@ static int record_damage_ignored(void *ctx, const char *what, cg_error *err) {
 
 static line_sink sink_of(recording *r) {
     memset(r, 0, sizeof *r);
-    line_sink s = {r, record_lines, record_damage, NULL};
+    line_sink s = {r, record_lines, record_damage, NULL, NULL};
     return s;
 }
 
@@ -307,7 +307,7 @@ static char *keep_swap(void *ctx, char *buf, size_t cap, size_t want, size_t *ne
 static line_sink keeping_sink(keeping *k, int keep) {
     memset(k, 0, sizeof *k);
     k->keep = keep;
-    line_sink s = {k, keep_lines, record_damage_ignored, keep_swap};
+    line_sink s = {k, keep_lines, record_damage_ignored, keep_swap, NULL};
     return s;
 }
 
@@ -326,9 +326,13 @@ static void free_kept(keeping *k) {
     k->nkept = 0;
 }
 
+typedef int (*file_reader)(const char *path, const read_options *opts, const line_sink *sink,
+                           cg_error *err);
+
 /* The same text read from a file by a sink that copies, one that keeps every buffer and one
- * that keeps none: the same lines, in the same runs. */
-static void check_swaps(const char *path, const char *text, size_t len) {
+ * that keeps none: the same lines, in the same runs, whether `read` is read_file or
+ * read_file_ahead (its reading thread hands its buffers over whole). */
+static void check_swaps(file_reader read, const char *path, const char *text, size_t len) {
     read_options opts = {path, NULL, NULL};
     cg_error err;
     recording r;
@@ -341,7 +345,7 @@ static void check_swaps(const char *path, const char *text, size_t len) {
 
     keeping k;
     line_sink sink = keeping_sink(&k, 1);
-    CHECK_INT(0, read_file(path, &opts, &sink, &err));
+    CHECK_INT(0, read(path, &opts, &sink, &err));
     CHECK_INT(r.calls, k.runs);
     CHECK_INT(k.runs, k.swaps);
     CHECK_INT(0, k.bad_swaps);
@@ -353,20 +357,20 @@ static void check_swaps(const char *path, const char *text, size_t len) {
 
     /* a buffer given back is the reader's again: runs as with the copying sink */
     sink = keeping_sink(&k, 0);
-    CHECK_INT(0, read_file(path, &opts, &sink, &err));
+    CHECK_INT(0, read(path, &opts, &sink, &err));
     CHECK_INT(r.calls, k.runs);
     CHECK_INT(k.runs, k.swaps);
     CHECK_INT(0, k.bad_swaps);
     size_t at = 0;
     for (int i = 0; i < k.runs && i < MAX_RUNS; i++) at += k.size[i];
     CHECK_INT(len, at);
-    CHECK(k.run[0] == k.run[k.runs - 1]); /* one buffer all along */
+    if (read == read_file) CHECK(k.run[0] == k.run[k.runs - 1]); /* one buffer all along */
     free(r.text);
 
     /* the sink stops the read: the buffer it was handed last is kept all the same */
     sink = keeping_sink(&k, 1);
     k.stop_after = 2;
-    CHECK_INT(-1, read_file(path, &opts, &sink, &err));
+    CHECK_INT(-1, read(path, &opts, &sink, &err));
     CHECK_STR("stopped by the sink", err.message);
     CHECK_INT(2, k.runs);
     CHECK_INT(2, k.swaps);
@@ -393,7 +397,8 @@ static void test_swap(void) {
     CHECK(fd >= 0);
     CHECK_INT(len, write(fd, text, len));
     close(fd);
-    check_swaps(path, text, len);
+    check_swaps(read_file, path, text, len);
+    check_swaps(read_file_ahead, path, text, len);
 
     size_t cap = len + 1024;
     unsigned char *gz = malloc(cap);
@@ -402,7 +407,8 @@ static void test_swap(void) {
     CHECK(fd >= 0);
     CHECK_INT(gzlen, write(fd, gz, gzlen));
     close(fd);
-    check_swaps(path, text, len);
+    check_swaps(read_file, path, text, len);
+    check_swaps(read_file_ahead, path, text, len);
 
     /* gzip data in memory goes through the same buffer */
     keeping k;
@@ -411,6 +417,16 @@ static void test_swap(void) {
     cg_error err;
     CHECK_INT(0, read_buffer(gz, gzlen, &opts, &sink, &err));
     CHECK(k.runs >= 3);
+    CHECK_INT(k.runs, k.nkept);
+    CHECK(kept_text_is(&k, text, len));
+    int runs = k.runs;
+    free_kept(&k);
+    /* and inflated in a thread of its own, the buffers handed over whole */
+    sink = keeping_sink(&k, 1);
+    CHECK_INT(0, read_buffer_ahead(gz, gzlen, &opts, &sink, &err));
+    CHECK_INT(runs, k.runs);
+    CHECK_INT(k.runs, k.swaps);
+    CHECK_INT(0, k.bad_swaps);
     CHECK_INT(k.runs, k.nkept);
     CHECK(kept_text_is(&k, text, len));
     free_kept(&k);
