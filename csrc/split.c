@@ -846,31 +846,61 @@ static int can_begin(const parser *ps) {
            !ps->failed && build_section_current(ps->b) != CG_NONE;
 }
 
-/* The next '=' or ':' in [s, end): every line the splitter reads (names, calls, jumps,
- * headers) has one, position lines have none, so the splitter steps over them at the speed of
- * a vector compare: one pass for both characters. */
+/* The first line of [s, end) (s at a line's start) with a '=' or ':': every line the splitter
+ * reads (names, calls, jumps, headers) has one, position lines have none, so the splitter
+ * steps over them at the speed of a vector compare. Gives the first such character, and puts
+ * the line's start in *line and its '\n' in *nl (NULL when the chunk ends first), from the
+ * same compares where they are in the 32 bytes looked at. NULL when no line has one. */
+static const char *mark_line_end(const char *from, const char *end) {
+    return memchr(from, '\n', (size_t)(end - from));
+}
 #if defined(__SSE2__)
-static const char *next_mark(const char *s, const char *end) {
-    const __m128i eq = _mm_set1_epi8('='), colon = _mm_set1_epi8(':');
+static inline unsigned mask32(__m128i a, __m128i b, __m128i c1, __m128i c2) {
+    unsigned ma =
+        (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(a, c1), _mm_cmpeq_epi8(a, c2)));
+    unsigned mb =
+        (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(b, c1), _mm_cmpeq_epi8(b, c2)));
+    return ma | mb << 16;
+}
+static const char *next_mark(const char *s, const char *end, const char **line, const char **nl) {
+    const __m128i eq = _mm_set1_epi8('='), colon = _mm_set1_epi8(':'), lf = _mm_set1_epi8('\n');
+    const char *start = s;
     for (; end - s >= 32; s += 32) {
         __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
         __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
-        unsigned ma = (unsigned)_mm_movemask_epi8(
-            _mm_or_si128(_mm_cmpeq_epi8(a, eq), _mm_cmpeq_epi8(a, colon)));
-        unsigned mb = (unsigned)_mm_movemask_epi8(
-            _mm_or_si128(_mm_cmpeq_epi8(b, eq), _mm_cmpeq_epi8(b, colon)));
-        unsigned m = ma | mb << 16;
-        if (m) return s + __builtin_ctz(m);
+        unsigned marks = mask32(a, b, eq, colon), lfs = mask32(a, b, lf, lf);
+        if (!marks) {
+            if (lfs) start = s + 32 - __builtin_clz(lfs);
+            continue;
+        }
+        unsigned at = (unsigned)__builtin_ctz(marks);
+        unsigned before = lfs & ((1u << at) - 1),
+                 after = at == 31 ? 0 : lfs >> (at + 1) << (at + 1);
+        *line = before ? s + 32 - __builtin_clz(before) : start;
+        *nl = after ? s + __builtin_ctz(after) : mark_line_end(s + 32, end);
+        return s + at;
     }
-    for (; s < end; s++)
-        if (*s == '=' || *s == ':') return s;
+    for (; s < end; s++) {
+        if (*s == '\n') start = s + 1;
+        if (*s == '=' || *s == ':') {
+            *line = start;
+            *nl = mark_line_end(s, end);
+            return s;
+        }
+    }
     return NULL;
 }
 #else
-static const char *next_mark(const char *s, const char *end) {
+static const char *next_mark(const char *s, const char *end, const char **line, const char **nl) {
     const char *eq = memchr(s, '=', (size_t)(end - s));
     const char *colon = memchr(s, ':', (size_t)((eq ? eq : end) - s));
-    return colon ? colon : eq;
+    const char *mark = colon ? colon : eq;
+    if (!mark) return NULL;
+    const char *start = mark;
+    while (start > s && start[-1] != '\n') start--;
+    *line = start;
+    *nl = mark_line_end(mark, end);
+    return mark;
 }
 #endif
 
@@ -952,11 +982,9 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
             continue;
         }
         /* cutting: the splitter reads the lines with names, the workers the others */
-        const char *mark = next_mark(s, end);
+        const char *ls, *nl;
+        const char *mark = next_mark(s, end, &ls, &nl);
         if (!mark) break;
-        const char *ls = mark;
-        while (ls > s && ls[-1] != '\n') ls--;
-        const char *nl = memchr(mark, '\n', (size_t)(end - mark));
         const char *eol = nl ? nl : end, *next = nl ? nl + 1 : end;
         int kind = classify_at(ls, mark, eol);
         int seq = kind == L_OTHER || (sp->assoc && kind != L_POSITION && kind != L_BLANK) ||
