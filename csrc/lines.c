@@ -67,9 +67,9 @@ static void trim(line_store *s) {
  * left them); its costs fill `nraw` values. Returns the byte after it. Always inline: the
  * reader and the compactions decode every record this way, and a call would keep the position
  * in memory, where the next wide read of it waits for the narrow writes (store forwarding). */
-static inline __attribute__((always_inline)) const unsigned char *
-decode_next(const unsigned char *p, uint32_t *file, uint64_t *line, uint64_t *addr, cg_cost *costs,
-            size_t nraw) {
+ALWAYS_INLINE const unsigned char *decode_next(const unsigned char *p, uint32_t *file,
+                                               uint64_t *line, uint64_t *addr, cg_cost *costs,
+                                               size_t nraw) {
     unsigned header = *p++;
     uint64_t n = header >> 1, v;
     if (n == K_ESCAPE) p = get_varint(p, &n);
@@ -185,7 +185,7 @@ static status scratch_reserve(line_scratch *scratch, size_t bytes) {
 }
 
 /* Appends the record of key `k` and costs `row` (nraw of them) to `out`. */
-static status put_record(line_store *out, const key *k, const cg_cost *row, size_t nraw) {
+ALWAYS_INLINE status put_record(line_store *out, const key *k, const cg_cost *row, size_t nraw) {
     size_t n = nraw;
     while (n && row[n - 1] == 0) n--;
     if (out->cap - out->used < line_worst_case(n) && line_reserve(out, line_worst_case(n)))
@@ -223,6 +223,25 @@ typedef struct decoded {
     size_t n, width, runs;
 } decoded;
 
+/* Every record of the stream into `d`: keys, costs, offsets, where the runs start. */
+ALWAYS_INLINE void decode_records(const line_store *s, decoded *d, size_t nraw) {
+    size_t n = d->n, width = d->width, runs = 0;
+    const unsigned char *p = s->data;
+    uint32_t file = 0;
+    uint64_t line = 0, addr = 0;
+    for (size_t i = 0; i < n; i++) {
+        d->offsets[i] = (size_t)(p - s->data);
+        d->summed[i] = 0;
+        p = decode_next(p, &file, &line, &addr, d->costs + i * width, nraw);
+        key k = {addr, line, file};
+        if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
+        d->keys[i] = k;
+    }
+    d->offsets[n] = (size_t)(p - s->data);
+    d->starts[runs] = (uint32_t)n;
+    d->runs = runs;
+}
+
 /* `extra` bytes more are left at the start of the scratch space, for a hash table. */
 static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch, size_t extra,
                          decoded *d) {
@@ -242,21 +261,11 @@ static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch
     d->summed = (unsigned char *)(d->b + n);
     d->n = n;
     d->width = width;
-    size_t runs = 0;
-    const unsigned char *p = s->data;
-    uint32_t file = 0;
-    uint64_t line = 0, addr = 0;
-    for (size_t i = 0; i < n; i++) {
-        d->offsets[i] = (size_t)(p - s->data);
-        d->summed[i] = 0;
-        p = decode_next(p, &file, &line, &addr, d->costs + i * width, nraw);
-        key k = {addr, line, file};
-        if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
-        d->keys[i] = k;
-    }
-    d->offsets[n] = (size_t)(p - s->data);
-    d->starts[runs] = (uint32_t)n;
-    d->runs = runs;
+    /* one event (valgrind's default Ir) decoded by a copy of the loop made for it */
+    if (nraw == 1)
+        decode_records(s, d, 1);
+    else
+        decode_records(s, d, nraw);
     return ST_OK;
 }
 
@@ -264,7 +273,8 @@ static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch
  * as record numbers; a position met again is added to the row of its first record (in reading
  * order), which is marked as summed. Each run costs the records merged so far once more. The
  * number of records the merge keeps goes to *len, their order to d->a. */
-static status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, size_t *len_out) {
+ALWAYS_INLINE status merge_in_turn(decoded *d, const strtab *strings, size_t nraw,
+                                   size_t *len_out) {
     const key *keys = d->keys;
     uint32_t *acc = d->a, *next = d->b;
     size_t len = d->starts[1];
@@ -301,8 +311,8 @@ static status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, size
  * records of the merge follow the record they followed in the stream and have nothing added to
  * them, so their bytes are still right and are copied with their like neighbours. The others
  * (a run's first record, a position read more than once) are encoded again. */
-static status put_merged(const line_store *s, const decoded *d, size_t len, size_t nraw,
-                         line_store *out) {
+ALWAYS_INLINE status put_merged(const line_store *s, const decoded *d, size_t len, size_t nraw,
+                                line_store *out) {
     const uint32_t *order = d->a;
     if (put_room(out, s->used, d->n, len)) return ST_NOMEM;
     size_t i = 0;
@@ -402,6 +412,21 @@ static int has_ties(const decoded *d, size_t len) {
     return 0;
 }
 
+/* The merge in turn, written out; one event (valgrind's default Ir) by a copy made for it. */
+ALWAYS_INLINE status merge_events(decoded *d, const strtab *strings, const line_store *s,
+                                  line_store *out, size_t nraw, size_t *len) {
+    status rc = merge_in_turn(d, strings, nraw, len);
+    return rc ? rc : put_merged(s, d, *len, nraw, out);
+}
+static status merge_one_event(decoded *d, const strtab *strings, const line_store *s,
+                              line_store *out, size_t *len) {
+    return merge_events(d, strings, s, out, 1, len);
+}
+static status merge_many_events(decoded *d, const strtab *strings, const line_store *s,
+                                line_store *out, size_t nraw, size_t *len) {
+    return merge_events(d, strings, s, out, nraw, len);
+}
+
 /* Rewrites a stream with each position once, in (address, line, file name) order. */
 static status compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
     /* merging in turn costs about runs * distinct steps, hashing n probes and a sort of the
@@ -418,8 +443,8 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
      * compaction ordered by name, may break the stream's own count of them */
     size_t len;
     if (d.runs <= IN_TURN_RUNS) {
-        rc = merge_in_turn(&d, strings, nraw, &len);
-        if (!rc) rc = put_merged(s, &d, len, nraw, &out);
+        rc = nraw == 1 ? merge_one_event(&d, strings, s, &out, &len)
+                       : merge_many_events(&d, strings, s, &out, nraw, &len);
     } else {
         rc = merge_hashed(&d, strings, nraw, s->used, scratch->mem, slots, scratch->seed, &len,
                           &out);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "callgrind.h"
+#include "inline.h"
 #include "status.h"
 #include "strtab.h"
 #include "varint.h"
@@ -55,7 +56,7 @@ static inline size_t line_worst_case(size_t n) {
 
 /* Encodes one record after the stream's last one (room reserved by the caller) and counts
  * the stream's ascending runs. */
-static inline void line_encode(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
+ALWAYS_INLINE void line_encode(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
                                const cg_cost *costs, size_t n) {
     unsigned char *start = s->data + s->used, *p = start;
     int new_file = file != s->last_file;
@@ -86,7 +87,7 @@ status line_compact(line_store *s, const strtab *strings, size_t nraw, line_scra
  * and line by file id, and line_finish orders them by file name (only when there are any: a
  * stream with no two records at one address and line is final). Sums, the times a compaction
  * runs and the final stream are the same either way. */
-static inline status line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
+ALWAYS_INLINE status line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
                                  const cg_cost *costs, size_t n, const strtab *strings, size_t nraw,
                                  line_scratch *scratch) {
     while (n && costs[n - 1] == 0) n--;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inline.h"
 #include "numparse.h"
 #include "split.h"
 #include "vec.h"
@@ -552,12 +553,10 @@ static const char *fast_spec(const parser *ps, const char *key, size_t klen, int
     return p;
 }
 
-#define FAST_INLINE static inline __attribute__((always_inline))
-
 /* One subposition of a column of kind `kind` into *out; NULL for the general path. `known`: the
  * column is known to have a last value, not to be checked. */
-FAST_INLINE const char *fast_subposition(const parse_state *st, const char *p, int kind, int known,
-                                         uint64_t *out) {
+ALWAYS_INLINE const char *fast_subposition(const parse_state *st, const char *p, int kind,
+                                           int known, uint64_t *out) {
     uint64_t d;
     char c = *p;
     if (c == '+') {
@@ -586,8 +585,8 @@ FAST_INLINE const char *fast_subposition(const parse_state *st, const char *p, i
  * general path then reads and, when wrong, reports. Nothing is changed before it succeeds.
  * `ncols` columns of kinds k0, k1, k2: the common layouts pass constants, so that the column
  * loop unrolls to straight code. */
-FAST_INLINE const char *fast_tokens_as(parser *ps, const char *p, uint64_t *pos, size_t *ncosts,
-                                       int ncols, int k0, int k1, int k2, int known) {
+ALWAYS_INLINE const char *fast_tokens_as(parser *ps, const char *p, uint64_t *pos, size_t *ncosts,
+                                         int ncols, int k0, int k1, int k2, int known) {
     const parse_state *st = &ps->st;
     for (int k = 0; k < ncols; k++) {
         int kind = k == 0 ? k0 : k == 1 ? k1 : k2;

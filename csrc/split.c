@@ -148,9 +148,11 @@ int local_line(piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint6
     if (slot < 0) return -1;
     size_t width = pb->nraw ? pb->nraw : 1;
     if (row_add(&pb->self[(size_t)slot * width], costs, n)) return -1;
-    return line_append(&pb->stores[slot], file, line, addr, costs, n, NULL, pb->nraw, pb->scratch)
-               ? -1
-               : 0;
+    line_store *s = &pb->stores[slot];
+    /* one cost (valgrind's default Ir) appended by a copy made for it */
+    if (n == 1)
+        return line_append(s, file, line, addr, costs, 1, NULL, pb->nraw, pb->scratch) ? -1 : 0;
+    return line_append(s, file, line, addr, costs, n, NULL, pb->nraw, pb->scratch) ? -1 : 0;
 }
 
 static inline const call_rec *call_at(const piece_build *pb, uint64_t e) {
