@@ -8,8 +8,9 @@
  * order — the stream is already final: sorted, with no position twice. Otherwise it is
  * compacted: decoded, its ascending runs (the last compaction's output, then each block's
  * records) merged into (address, line, file name) order with equal positions summed, encoded
- * again. Compaction also runs while loading, when a stream has grown to four times its last
- * compacted size, so that memory follows the distinct positions, not the input's lines. */
+ * again. Compaction also runs while loading, when a stream has grown to four times the records
+ * known distinct (its last compaction's output, or its first run), so that memory follows the
+ * distinct positions, not the input's lines. */
 #ifndef CG_LINES_H
 #define CG_LINES_H
 
@@ -60,10 +61,14 @@ ALWAYS_INLINE void line_encode(line_store *s, uint32_t file, uint64_t line, uint
                                const cg_cost *costs, size_t n) {
     unsigned char *start = s->data + s->used, *p = start;
     int new_file = file != s->last_file;
-    if (!s->count)
+    if (!s->count) {
         s->runs = 1;
-    else if (!(addr > s->last_addr || (addr == s->last_addr && line > s->last_line)))
+    } else if (!(addr > s->last_addr || (addr == s->last_addr && line > s->last_line))) {
+        /* the records of one run are distinct: a stream is not compacted before it holds four
+         * times as many as its first run (a second block of a function adds to them) */
+        if (s->runs == 1) s->distinct = s->count;
         s->runs++;
+    }
     *p++ = (unsigned char)(new_file | (n < LINE_K_ESCAPE ? n : LINE_K_ESCAPE) << 1);
     if (n >= LINE_K_ESCAPE) p = put_varint(p, n);
     if (new_file) p = put_varint(p, file);

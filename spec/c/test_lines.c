@@ -48,16 +48,19 @@ static size_t reference(rec *v, size_t n, rec *out) {
 }
 
 /* Appends `n` records (in the order given), finishes and compares with the reference. */
-static void check_stream(const rec *in, size_t n, const strtab *strings, int strings_busy) {
+/* `nraw` events (at most NRAW): the costs after them are left out. One event takes copies of
+ * the stream's paths made for it (lines.c). */
+static void check_events(const rec *in, size_t n, const strtab *strings, int strings_busy,
+                         size_t nraw) {
     static rec copy[MAX_RECORDS], want[MAX_RECORDS];
     line_store s;
     line_scratch scratch;
     memset(&s, 0, sizeof s);
     memset(&scratch, 0, sizeof scratch);
     for (size_t i = 0; i < n; i++)
-        CHECK_INT(ST_OK, line_append(&s, in[i].file, in[i].line, in[i].addr, in[i].costs, NRAW,
-                                     strings_busy ? NULL : strings, NRAW, &scratch));
-    CHECK_INT(ST_OK, line_finish(&s, strings, NRAW, &scratch));
+        CHECK_INT(ST_OK, line_append(&s, in[i].file, in[i].line, in[i].addr, in[i].costs, nraw,
+                                     strings_busy ? NULL : strings, nraw, &scratch));
+    CHECK_INT(ST_OK, line_finish(&s, strings, nraw, &scratch));
     memcpy(copy, in, n * sizeof *in);
     size_t m = reference(copy, n, want);
     CHECK_INT(m, s.count);
@@ -66,26 +69,68 @@ static void check_stream(const rec *in, size_t n, const strtab *strings, int str
     cg_cost costs[NRAW];
     int same = 1;
     for (size_t i = 0; i < m; i++) {
-        if (!line_reader_next(&r, costs, NRAW)) {
+        if (!line_reader_next(&r, costs, nraw)) {
             same = 0;
             break;
         }
         same &= r.file == want[i].file && r.line == want[i].line && r.addr == want[i].addr;
-        for (int e = 0; e < NRAW; e++) same &= costs[e] == want[i].costs[e];
+        for (size_t e = 0; e < nraw; e++) same &= costs[e] == want[i].costs[e];
     }
     CHECK(same);
-    CHECK_INT(0, line_reader_next(&r, costs, NRAW));
+    CHECK_INT(0, line_reader_next(&r, costs, nraw));
     /* byte for byte the stream of the expected records appended in order: whatever the
      * compactions copied rather than encoded again is encoded as line_append encodes */
     line_store direct;
     memset(&direct, 0, sizeof direct);
     for (size_t i = 0; i < m; i++)
         CHECK_INT(ST_OK, line_append(&direct, want[i].file, want[i].line, want[i].addr,
-                                     want[i].costs, NRAW, strings, NRAW, &scratch));
-    CHECK_INT(ST_OK, line_finish(&direct, strings, NRAW, &scratch));
+                                     want[i].costs, nraw, strings, nraw, &scratch));
+    CHECK_INT(ST_OK, line_finish(&direct, strings, nraw, &scratch));
     CHECK_INT(direct.used, s.used);
     CHECK(direct.used == s.used && memcmp(direct.data, s.data, s.used) == 0);
     line_store_free(&direct);
+    line_store_free(&s);
+    line_scratch_free(&scratch);
+}
+
+/* With NRAW events and with one. */
+static void check_stream(const rec *in, size_t n, const strtab *strings, int strings_busy) {
+    check_events(in, n, strings, strings_busy, NRAW);
+    check_events(in, n, strings, strings_busy, 1);
+}
+
+/* A function's second block is not compacted into its first at once: the records of the first
+ * run count as distinct, and a stream is compacted at four times as many and 256 more. */
+static void check_compaction_point(const strtab *strings, uint32_t file) {
+    enum { BLOCK = 300, AT = 4 * BLOCK + 256 };
+    line_store s;
+    line_scratch scratch;
+    memset(&s, 0, sizeof s);
+    memset(&scratch, 0, sizeof scratch);
+    cg_cost one[1] = {1};
+    uint32_t k = 0;
+    for (; k < BLOCK; k++)
+        CHECK_INT(ST_OK, line_append(&s, file, 7, 0x1000 + k, one, 1, strings, 1, &scratch));
+    CHECK_INT(ST_OK, line_append(&s, file, 7, 0x1000, one, 1, strings, 1, &scratch));
+    k++;
+    CHECK_INT(BLOCK + 1, s.count); /* appended: the second block has begun */
+    CHECK_INT(BLOCK, s.distinct);
+    CHECK_INT(2, s.runs);
+    for (; k < AT - 1; k++)
+        CHECK_INT(ST_OK,
+                  line_append(&s, file, 7, 0x1000 + k % BLOCK, one, 1, strings, 1, &scratch));
+    CHECK_INT(AT - 1, s.count);
+    CHECK_INT(ST_OK, line_append(&s, file, 7, 0x1000 + k % BLOCK, one, 1, strings, 1, &scratch));
+    k++;
+    CHECK_INT(BLOCK, s.count); /* compacted: each position once */
+    CHECK_INT(1, s.runs);
+    CHECK_INT(ST_OK, line_finish(&s, strings, 1, &scratch));
+    line_reader r;
+    line_reader_init(&r, &s);
+    cg_cost cost;
+    CHECK(line_reader_next(&r, &cost, 1));
+    CHECK_INT(0x1000, r.addr);
+    CHECK_INT((k + BLOCK - 1) / BLOCK, cost); /* appended 0x1000 this many times */
     line_store_free(&s);
     line_scratch_free(&scratch);
 }
@@ -222,6 +267,8 @@ int main(void) {
                   {files[0], 5, 0x10, {10, 20, 30}}};
     check_stream(two, 2, &t, 0);
     check_stream(two, 3, &t, 0);
+
+    check_compaction_point(&t, files[0]);
 
     /* a sum that does not fit: the compaction says so */
     line_store s;
