@@ -227,11 +227,8 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
             return ST_OVERFLOW;
         if (row_add(self, costs, n)) return ST_OVERFLOW;
     }
-    line_store *s = &p->line_stores[fn];
-    const strtab *strings = b->strings_busy ? NULL : &p->strings;
-    /* one cost (valgrind's default Ir) appended by a copy made for it */
-    if (n == 1) return line_append(s, file, line, addr, costs, 1, strings, p->nraw, &b->scratch);
-    return line_append(s, file, line, addr, costs, n, strings, p->nraw, &b->scratch);
+    return line_append(&p->line_stores[fn], file, line, addr, costs, n,
+                       b->strings_busy ? NULL : &p->strings, p->nraw, &b->scratch);
 }
 
 /* ---- calls and jumps ---- */

@@ -412,19 +412,11 @@ static int has_ties(const decoded *d, size_t len) {
     return 0;
 }
 
-/* The merge in turn, written out; one event (valgrind's default Ir) by a copy made for it. */
+/* The merge in turn, written out. */
 ALWAYS_INLINE status merge_events(decoded *d, const strtab *strings, const line_store *s,
                                   line_store *out, size_t nraw, size_t *len) {
     status rc = merge_in_turn(d, strings, nraw, len);
     return rc ? rc : put_merged(s, d, *len, nraw, out);
-}
-static status merge_one_event(decoded *d, const strtab *strings, const line_store *s,
-                              line_store *out, size_t *len) {
-    return merge_events(d, strings, s, out, 1, len);
-}
-static status merge_many_events(decoded *d, const strtab *strings, const line_store *s,
-                                line_store *out, size_t nraw, size_t *len) {
-    return merge_events(d, strings, s, out, nraw, len);
 }
 
 /* Rewrites a stream with each position once, in (address, line, file name) order. */
@@ -443,8 +435,9 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
      * compaction ordered by name, may break the stream's own count of them */
     size_t len;
     if (d.runs <= IN_TURN_RUNS) {
-        rc = nraw == 1 ? merge_one_event(&d, strings, s, &out, &len)
-                       : merge_many_events(&d, strings, s, &out, nraw, &len);
+        /* one event (valgrind's default Ir) by a copy made for it */
+        rc = nraw == 1 ? merge_events(&d, strings, s, &out, 1, &len)
+                       : merge_events(&d, strings, s, &out, nraw, &len);
     } else {
         rc = merge_hashed(&d, strings, nraw, s->used, scratch->mem, slots, scratch->seed, &len,
                           &out);

@@ -284,9 +284,9 @@ typedef struct ahead {
     int stop;      /* the calling thread stopped: the reading thread gives up */
     char *spare[AHEAD_SPARES];
     size_t spare_cap[AHEAD_SPARES], nspares;
-    /* the reading thread's own: the lines of its buffer, waiting for its swap */
-    const char *pending;
-    size_t pending_size;
+    /* the reading thread's own: the bytes of lines at the start of its buffer, waiting for
+     * its swap */
+    size_t pending;
 } ahead;
 
 /* Queues an item; -1 when the calling thread stopped (the read then ends at once). */
@@ -332,8 +332,7 @@ static ahead_item *ahead_item_new(ahead *a, int kind, size_t size, cg_error *err
 static int ahead_lines(void *ctx, const char *data, size_t size, cg_error *err) {
     ahead *a = ctx;
     if (a->sink.swap) {
-        a->pending = data;
-        a->pending_size = size;
+        a->pending = size; /* at the start of the buffer swap is given next */
         return 0;
     }
     while (size) {
@@ -391,9 +390,9 @@ static char *ahead_swap(void *ctx, char *buf, size_t cap, size_t want, size_t *n
     if (!it) return NULL; /* `buf` is the reader's to free: out of memory */
     it->buf = buf;
     it->cap = cap;
-    it->size = a->pending == buf ? a->pending_size : 0;
+    it->size = a->pending;
     it->last = !want;
-    a->pending = NULL;
+    a->pending = 0;
     if (ahead_push(a, it, &err)) {
         free(buf); /* the calling thread stopped: nothing more is read */
         return NULL;

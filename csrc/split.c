@@ -148,11 +148,9 @@ int local_line(piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint6
     if (slot < 0) return -1;
     size_t width = pb->nraw ? pb->nraw : 1;
     if (row_add(&pb->self[(size_t)slot * width], costs, n)) return -1;
-    line_store *s = &pb->stores[slot];
-    /* one cost (valgrind's default Ir) appended by a copy made for it */
-    if (n == 1)
-        return line_append(s, file, line, addr, costs, 1, NULL, pb->nraw, pb->scratch) ? -1 : 0;
-    return line_append(s, file, line, addr, costs, n, NULL, pb->nraw, pb->scratch) ? -1 : 0;
+    return line_append(&pb->stores[slot], file, line, addr, costs, n, NULL, pb->nraw, pb->scratch)
+               ? -1
+               : 0;
 }
 
 static inline const call_rec *call_at(const piece_build *pb, uint64_t e) {
@@ -848,14 +846,16 @@ static int can_begin(const parser *ps) {
            !ps->failed && build_section_current(ps->b) != CG_NONE;
 }
 
-/* The first line of [s, end) (s at a line's start) with a '=' or ':': every line the splitter
- * reads (names, calls, jumps, headers) has one, position lines have none, so the splitter
- * steps over them at the speed of a vector compare. Gives the first such character, and puts
- * the line's start in *line and its '\n' in *nl (NULL when the chunk ends first), from the
- * same compares where they are in the 32 bytes looked at. NULL when no line has one. */
+/* The '\n' of a line, from `from` on, or NULL when the chunk ends first. */
 static const char *mark_line_end(const char *from, const char *end) {
     return memchr(from, '\n', (size_t)(end - from));
 }
+
+/* next_mark: the first line of [s, end) (s at a line's start) with a '=' or ':': every line the
+ * splitter reads (names, calls, jumps, headers) has one, position lines have none, so the
+ * splitter steps over them at the speed of a vector compare. Gives the first such character,
+ * and puts the line's start in *line and its '\n' in *nl (NULL when the chunk ends first), from
+ * the same compares where they are in the 32 bytes looked at. NULL when no line has one. */
 #if defined(__SSE2__)
 static inline unsigned mask32(__m128i a, __m128i b, __m128i c1, __m128i c2) {
     unsigned ma =

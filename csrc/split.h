@@ -29,7 +29,8 @@ typedef struct splitter splitter;
 splitter *split_start(parser *ps, int workers, size_t piece_size);
 /* The reader's sink: lines are cut into pieces or parsed by `ps`. The pieces refer to the
  * lines where the reader put them, and the sink keeps the reader's buffers while they do
- * (line_sink.swap): for read_file and read_buffer, not the read_*_ahead functions. */
+ * (line_sink.swap), also through the read_*_ahead functions, which hand their reading thread's
+ * buffers over whole. */
 line_sink split_sink(splitter *sp);
 /* Once the read ended well: every piece stitched, the parser's state as after the last line.
  * Returns 0, or -1 with err set. */
