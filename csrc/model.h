@@ -173,6 +173,13 @@ static inline int row_add(cg_cost *acc, const cg_cost *v, size_t n) {
     for (size_t i = 0; i < n; i++) bad |= cost_add(&acc[i], v[i]);
     return bad;
 }
+/* Whether a cost is below zero: a split load's pieces take none (with none every sum only grows,
+ * so one that fits in a piece and in the model fitted at every line on one thread too). */
+static inline int any_negative(const cg_cost *v, size_t n) {
+    cg_cost any = 0;
+    for (size_t i = 0; i < n; i++) any |= v[i];
+    return any < 0;
+}
 static inline int count_add(uint64_t *acc, uint64_t v) {
     if (__builtin_add_overflow(*acc, v, acc)) {
         *acc = UINT64_MAX;

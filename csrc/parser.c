@@ -328,9 +328,7 @@ static int parse_subposition(parser *ps, const char **at, const char *end, int k
 /* In a split load, whether the sums of this line may differ from a load on one thread's. */
 static int split_doubt(parser *ps, const cg_cost *v, size_t n, int overflow) {
     if (!ps->split_sums) return 0;
-    cg_cost any = 0;
-    for (size_t i = 0; i < n; i++) any |= v[i];
-    if (!overflow && any >= 0) return 0;
+    if (!overflow && !any_negative(v, n)) return 0;
     ps->split_redo = 1;
     return 1;
 }
@@ -370,7 +368,8 @@ static int self_cost(parser *ps, const uint64_t *pos, size_t n) {
         n = width;
     }
     if (ps->local)
-        return local_line(ps->local, st->fn, st->file, pos[COL_LINE], pos[COL_INSTR], costs, n)
+        return any_negative(costs, n) || local_line(ps->local, st->fn, st->file, pos[COL_LINE],
+                                                    pos[COL_INSTR], costs, n)
                    ? stopped(ps)
                    : LINE_OK;
     if (ps->pipe)
@@ -603,10 +602,15 @@ ALWAYS_INLINE const char *fast_tokens_as(parser *ps, const char *p, uint64_t *po
             break;
         }
         if (n == st->nevent_map) return NULL;
-        int negative = *p == '-';
         uint64_t v;
-        if (!(p = fast_decimal(p + negative, &v))) return NULL;
-        ps->values[n++] = negative ? -(cg_cost)v : (cg_cost)v;
+        if (*p != '-') {
+            if (!(p = fast_decimal(p, &v))) return NULL;
+            ps->values[n++] = (cg_cost)v;
+        } else {
+            /* a piece takes no negative cost (split.h): the general path reads it and stops */
+            if (ps->local || !(p = fast_decimal(p + 1, &v))) return NULL;
+            ps->values[n++] = -(cg_cost)v;
+        }
         if (!(p = fast_gap(p))) return NULL;
     }
     *ncosts = n;

@@ -133,17 +133,8 @@ static inline int64_t fn_slot(piece_build *pb, uint32_t fn) {
     return fn_slot_lookup(pb, fn);
 }
 
-static int negative(const cg_cost *v, size_t n) {
-    cg_cost any = 0;
-    for (size_t i = 0; i < n; i++) any |= v[i];
-    return any < 0;
-}
-
 int local_line(piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
                const cg_cost *costs, size_t n) {
-    /* with no negative cost every sum only grows: one that fits in the piece and in the model
-     * fitted at every line on one thread too */
-    if (negative(costs, n)) return -1;
     int64_t slot = fn_slot(pb, fn);
     if (slot < 0) return -1;
     size_t width = pb->nraw ? pb->nraw : 1;
@@ -186,7 +177,7 @@ static int table_grow(piece_build *pb, int calls) {
 
 int local_call(piece_build *pb, const call_rec *key, int guessed, const cg_cost *values, size_t n,
                const uint32_t *map) {
-    if (negative(values, n)) return -1;
+    if (any_negative(values, n)) return -1;
     int64_t slot = fn_slot(pb, key->caller);
     if (slot < 0) return -1;
     if (2 * (pb->ncalls + 1) > pb->ctab_cap && table_grow(pb, 1)) return -1;

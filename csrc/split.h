@@ -41,7 +41,8 @@ int split_redo(const splitter *sp);
 void split_free(splitter *sp);
 
 /* A piece's records (parser.c calls them instead of the builder's): 0, or -1 when the piece
- * cannot be built locally (out of memory, a negative cost, an overflow). */
+ * cannot be built locally (out of memory, a negative cost, an overflow). local_line's costs
+ * are none negative: the parser checks them (any_negative), or its fast path takes none. */
 struct piece_build;
 int local_line(struct piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
                const cg_cost *costs, size_t n);

@@ -181,6 +181,18 @@ local TEXTS = {
     "events: Ir", "fn=(1) main", "1 1", "jump=18446744073709551615 9", "2", "jump=18446744073709551615 9",
     "2", "9 1", "",
   }, "\n"),
+  -- negative costs, which a piece leaves to the calling thread, one sum below the smallest
+  negative = table.concat({
+    "events: Ir Dr", "positions: instr line", "fl=(1) a.c", "fn=(1) main", "0x10 1 5 -3", "+2 2 -4 1",
+    "+2 3 7", "fn=(2) f", "0x20 4 -9", "+1 5 2 -1", "fn=(3) g", "0x30 6 -" .. BIG, "+1 7 -" .. BIG,
+    "+1 8 1", "fn=(1)", "0x10 1 -5 3", "",
+  }, "\n"),
+  -- a function's sum that overflows on one thread, not in a piece that takes negative costs after it
+  negative_sum = table.concat({
+    "events: Ir", "positions: instr line", "fl=(1) a.c", "fn=(1) main", "0x10 1 " .. BIG, "fn=(2) f",
+    "0x20 2 1", "+1 3 1", "+1 4 1", "fn=(3) g", "0x30 5 1", "+1 6 1", "+1 7 1", "fn=(1)", "0x14 2 " .. BIG,
+    "+1 3 -" .. BIG, "+1 4 -" .. BIG, "",
+  }, "\n"),
   undefined = table.concat({ "events: Ir", "fn=(1) main", "1 1", "fn=(7)", "2 1", "cfn=(9)", "calls=1 1",
     "3 4", "fl=(1) x.c", "fl=(1) y.c", "fn=(1)", "4 1", "" }, "\n"),
 }
