@@ -818,13 +818,12 @@ static int classify(const char *s, const char *end) {
     return key_kind(k, n);
 }
 
-/* classify for a line whose first '=' or ':' is at `mark` (next_mark): a key of letters that
- * ends at an '=' is told without looking for the line's end. */
+/* classify for a line whose first '=' or ':' is at `mark` (next_mark): a key the splitter knows
+ * (all letters) that ends at an '=' is told without looking further. */
 static int classify_at(const char *s, const char *mark, const char *end) {
-    if (*mark == '=' && (unsigned)(*s - 'a') < 26) {
-        const char *k = s;
-        while (k < mark && key_char(*k)) k++;
-        if (k == mark) return key_kind(s, (size_t)(mark - s));
+    if (*mark == '=') {
+        int kind = key_kind(s, (size_t)(mark - s));
+        if (kind != L_OTHER) return kind;
     }
     return classify(s, end);
 }
@@ -842,41 +841,43 @@ static const char *mark_line_end(const char *from, const char *end) {
     return memchr(from, '\n', (size_t)(end - from));
 }
 
+/* The start of the line that holds `at`: after the last '\n' before it, or `from` (a line's
+ * start) when there is none since. */
+static const char *line_start(const char *from, const char *at) {
+    while (at > from && at[-1] != '\n') at--;
+    return at;
+}
+
 /* next_mark: the first line of [s, end) (s at a line's start) with a '=' or ':': every line the
  * splitter reads (names, calls, jumps, headers) has one, position lines have none, so the
  * splitter steps over them at the speed of a vector compare. Gives the first such character,
- * and puts the line's start in *line and its '\n' in *nl (NULL when the chunk ends first), from
- * the same compares where they are in the 32 bytes looked at. NULL when no line has one. */
+ * and puts the line's start in *line and its '\n' in *nl (NULL when the chunk ends first),
+ * found among the 32 bytes that hold the mark when they are there: the lines' ends are looked
+ * for only in those. NULL when no line has one. */
 #if defined(__SSE2__)
-static inline unsigned mask32(__m128i a, __m128i b, __m128i c1, __m128i c2) {
-    unsigned ma =
-        (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(a, c1), _mm_cmpeq_epi8(a, c2)));
-    unsigned mb =
-        (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(b, c1), _mm_cmpeq_epi8(b, c2)));
-    return ma | mb << 16;
+static inline unsigned bits32(__m128i lo, __m128i hi) {
+    return (unsigned)_mm_movemask_epi8(lo) | (unsigned)_mm_movemask_epi8(hi) << 16;
 }
 static const char *next_mark(const char *s, const char *end, const char **line, const char **nl) {
     const __m128i eq = _mm_set1_epi8('='), colon = _mm_set1_epi8(':'), lf = _mm_set1_epi8('\n');
-    const char *start = s;
+    const char *from = s;
     for (; end - s >= 32; s += 32) {
         __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
         __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
-        unsigned marks = mask32(a, b, eq, colon), lfs = mask32(a, b, lf, lf);
-        if (!marks) {
-            if (lfs) start = s + 32 - __builtin_clz(lfs);
-            continue;
-        }
+        unsigned marks = bits32(_mm_or_si128(_mm_cmpeq_epi8(a, eq), _mm_cmpeq_epi8(a, colon)),
+                                _mm_or_si128(_mm_cmpeq_epi8(b, eq), _mm_cmpeq_epi8(b, colon)));
+        if (!marks) continue;
         unsigned at = (unsigned)__builtin_ctz(marks);
+        unsigned lfs = bits32(_mm_cmpeq_epi8(a, lf), _mm_cmpeq_epi8(b, lf));
         unsigned before = lfs & ((1u << at) - 1),
                  after = at == 31 ? 0 : lfs >> (at + 1) << (at + 1);
-        *line = before ? s + 32 - __builtin_clz(before) : start;
+        *line = before ? s + 32 - __builtin_clz(before) : line_start(from, s);
         *nl = after ? s + __builtin_ctz(after) : mark_line_end(s + 32, end);
         return s + at;
     }
     for (; s < end; s++) {
-        if (*s == '\n') start = s + 1;
         if (*s == '=' || *s == ':') {
-            *line = start;
+            *line = line_start(from, s);
             *nl = mark_line_end(s, end);
             return s;
         }
@@ -889,9 +890,7 @@ static const char *next_mark(const char *s, const char *end, const char **line, 
     const char *colon = memchr(s, ':', (size_t)((eq ? eq : end) - s));
     const char *mark = colon ? colon : eq;
     if (!mark) return NULL;
-    const char *start = mark;
-    while (start > s && start[-1] != '\n') start--;
-    *line = start;
+    *line = line_start(s, mark);
     *nl = mark_line_end(mark, end);
     return mark;
 }
