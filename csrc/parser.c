@@ -1097,7 +1097,8 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
     parse_state *st = &ps->st;
     ps->site.err = err;
     const char *s = data, *end = data + size;
-    const char *nul = memchr(data, '\0', size);
+    /* a piece's text has none: the splitter looked (split.c) */
+    const char *nul = ps->local ? NULL : memchr(data, '\0', size);
     /* The fast path reads up to a '\n' without looking at `end`: only lines that start before
      * the last '\n' of the buffer may take it, and none in a buffer with a NUL byte. */
     const char *fast_end = end;

@@ -950,7 +950,7 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
     if (sp->chunk) sp->chunk->base = data;
     sp->data = data;
     if (memchr(data, '\0', size)) {
-        /* the parser reports it */
+        /* the parser reports it (so a piece's parser need not look for one) */
         if (settle_pieces(sp)) return -1;
         return parse_lines(ps, data, size, err);
     }
