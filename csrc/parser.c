@@ -192,7 +192,7 @@ static int take_name(parser *ps, uint32_t *out) {
     return LINE_OK;
 }
 
-static int put_name(parser *ps, uint32_t v) {
+static inline int put_name(parser *ps, uint32_t v) {
     name_list *l = ps->names_out;
     if (VEC_RESERVE(l->v, l->cap, l->n + 1)) return out_of_memory(ps);
     l->v[l->n++] = v;

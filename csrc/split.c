@@ -425,13 +425,16 @@ static int merge_streams(splitter *sp, piece *pc, line_scratch *scratch, cg_cost
 }
 
 /* Room for the stream of one more function, made while the workers may join streams. */
-static int reserve_stream(splitter *sp) {
+static int grow_streams(splitter *sp) {
     cg_profile *p = sp->ps->b->p;
-    if (p->nfns + 1 <= p->line_stores_cap) return 0;
     pthread_rwlock_wrlock(&sp->grow);
     int rc = VEC_RESERVE(p->line_stores, p->line_stores_cap, p->nfns + 1);
     pthread_rwlock_unlock(&sp->grow);
     return rc;
+}
+static inline int reserve_stream(splitter *sp) {
+    const cg_profile *p = sp->ps->b->p;
+    return p->nfns + 1 <= p->line_stores_cap ? 0 : grow_streams(sp);
 }
 
 static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
@@ -798,7 +801,7 @@ static inline int is_position_start(char c) {
 }
 
 /* What a line whose key `k` (`n` characters) is followed by '=' means. */
-static int key_kind(const char *k, size_t n) {
+ALWAYS_INLINE int key_kind(const char *k, size_t n) {
     int spec = parse_spec_of(k, n);
     if (spec == SPEC_FN) return L_FN;
     if (spec >= 0) return L_NAME;
