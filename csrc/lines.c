@@ -108,6 +108,12 @@ int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw) {
     return 1;
 }
 
+/* The byte after `n` varints from `p` on, not decoded: as many bytes without the high bit. */
+static inline const unsigned char *skip_varints(const unsigned char *p, uint64_t n) {
+    for (; n; p++) n -= !(*p & 0x80);
+    return p;
+}
+
 int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t file), void *ctx,
                     line_span *span) {
     const unsigned char *p = s->data;
@@ -127,8 +133,7 @@ int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t fi
         } /* the address step */
         p = get_varint(p, &v);
         line += unzigzag(v);
-        /* the costs: as many bytes without the high bit */
-        for (uint64_t left = n; left; p++) left -= !(*p & 0x80);
+        p = skip_varints(p, n);
         if (k == 0 || file != last_file) {
             if (k == 0) first_file = file;
             last_file = file;
@@ -150,9 +155,10 @@ int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t fi
 /* A stream to compact is a sorted prefix (what the last compaction wrote) followed by the
  * records appended since, which come in a few ascending runs (callgrind writes a function's
  * instructions in address order within each basic block; the stream counts its runs as they
- * come). Compaction decodes the records once; up to 16 runs, it merges them as record numbers,
- * each run in turn into the merge of those before it, and copies what it can of the stream's
- * bytes (put_merged); beyond, it sums equal positions through a hash table and sorts the
+ * come). Compaction decodes the records' positions once, and the costs of only those it sums
+ * or writes again (most records are copied as bytes); up to 16 runs, it merges them as record
+ * numbers, each run in turn into the merge of those before it, and copies what it can of the
+ * stream's bytes (put_merged); beyond, it sums equal positions through a hash table and sorts the
  * distinct ones. Either way equal positions are summed in the order they were read. */
 
 typedef struct key {
@@ -213,25 +219,29 @@ static inline status add_row(cg_cost *sum, const cg_cost *row, size_t nraw) {
 /* The records of a stream to compact decoded: their positions, costs and bytes, where each run
  * starts, and room for the merge. */
 typedef struct decoded {
+    const unsigned char *data; /* the stream's bytes */
     key *keys;
-    cg_cost *costs;        /* `width` per record */
+    cg_cost *costs;        /* `width` per record, filled when `summed` is not 0 */
     size_t *offsets;       /* of each record in the stream, and the end of the last */
     uint32_t *starts;      /* of the runs, and n after the last */
     uint32_t *a, *b;       /* record numbers: the merge so far and the next one, or the hashed
                             * positions and the sort's room */
-    unsigned char *summed; /* per record: another record was added to it */
+    unsigned char *summed; /* per record: 0 costs not decoded yet, COSTS_READ decoded, COSTS_SUMMED
+                            * another record was added to them */
     size_t n, width, runs;
 } decoded;
 
+enum { COSTS_READ = 1, COSTS_SUMMED = 2 };
+
 /* Every record of the stream into `d`: keys, costs, offsets, where the runs start. */
 ALWAYS_INLINE void decode_records(const line_store *s, decoded *d, size_t nraw) {
-    size_t n = d->n, width = d->width, runs = 0;
+    size_t n = d->n, width = nraw ? nraw : 1, runs = 0;
     const unsigned char *p = s->data;
     uint32_t file = 0;
     uint64_t line = 0, addr = 0;
     for (size_t i = 0; i < n; i++) {
         d->offsets[i] = (size_t)(p - s->data);
-        d->summed[i] = 0;
+        d->summed[i] = COSTS_READ;
         p = decode_next(p, &file, &line, &addr, d->costs + i * width, nraw);
         key k = {addr, line, file};
         if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
@@ -242,9 +252,68 @@ ALWAYS_INLINE void decode_records(const line_store *s, decoded *d, size_t nraw) 
     d->runs = runs;
 }
 
-/* `extra` bytes more are left at the start of the scratch space, for a hash table. */
+/* The same without the costs, which are stepped over (costs_of decodes them when needed). */
+static void decode_positions(const line_store *s, decoded *d) {
+    size_t n = d->n, runs = 0;
+    const unsigned char *p = s->data;
+    uint32_t file = 0;
+    uint64_t line = 0, addr = 0, v;
+    for (size_t i = 0; i < n; i++) {
+        d->offsets[i] = (size_t)(p - s->data);
+        d->summed[i] = 0;
+        unsigned header = *p++;
+        uint64_t ncosts = header >> 1;
+        if (ncosts == K_ESCAPE) p = get_varint(p, &ncosts);
+        if (header & 1) {
+            p = get_varint(p, &v);
+            file = (uint32_t)v;
+        }
+        p = get_varint(p, &v);
+        addr += unzigzag(v);
+        p = get_varint(p, &v);
+        line += unzigzag(v);
+        p = skip_varints(p, ncosts);
+        key k = {addr, line, file};
+        if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
+        d->keys[i] = k;
+    }
+    d->offsets[n] = (size_t)(p - s->data);
+    d->starts[runs] = (uint32_t)n;
+    d->runs = runs;
+}
+
+/* Record i's costs (`nraw` of them), decoded into its row when they are not yet (`lazy`: the
+ * records were decoded by decode_positions). */
+ALWAYS_INLINE cg_cost *costs_of(decoded *d, size_t i, size_t nraw, int lazy) {
+    cg_cost *row = d->costs + i * (nraw ? nraw : 1); /* d->width, a constant in the copies */
+    if (!lazy || d->summed[i]) return row;
+    const unsigned char *p = d->data + d->offsets[i];
+    unsigned header = *p++;
+    uint64_t n = header >> 1, v;
+    if (n == K_ESCAPE) p = get_varint(p, &n);
+    p = skip_varints(p, (header & 1) + 2u); /* file, address and line steps */
+    size_t e = 0;
+    for (; e < n; e++) {
+        p = get_varint(p, &v);
+        row[e] = (cg_cost)unzigzag(v);
+    }
+    for (; e < nraw; e++) row[e] = 0;
+    d->summed[i] = COSTS_READ;
+    return row;
+}
+
+/* Record j's costs added to record i's (j was read after i at the same position). */
+ALWAYS_INLINE status sum_into(decoded *d, size_t i, size_t j, size_t nraw, int lazy) {
+    cg_cost *sum = costs_of(d, i, nraw, lazy);
+    if (add_row(sum, costs_of(d, j, nraw, lazy), nraw)) return ST_OVERFLOW;
+    d->summed[i] = COSTS_SUMMED;
+    return ST_OK;
+}
+
+/* `extra` bytes more are left at the start of the scratch space, for a hash table. `lazy`: the
+ * costs are left for costs_of. */
 static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch, size_t extra,
-                         decoded *d) {
+                         int lazy, decoded *d) {
     size_t n = s->count, width = nraw ? nraw : 1;
     /* per record: its key, costs and offset, at worst a run of its own, two record numbers and
      * whether it was summed */
@@ -259,10 +328,13 @@ static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch
     d->a = d->starts + n + 1;
     d->b = d->a + n;
     d->summed = (unsigned char *)(d->b + n);
+    d->data = s->data;
     d->n = n;
     d->width = width;
     /* one event (valgrind's default Ir) decoded by a copy of the loop made for it */
-    if (nraw == 1)
+    if (lazy)
+        decode_positions(s, d);
+    else if (nraw == 1)
         decode_records(s, d, 1);
     else
         decode_records(s, d, nraw);
@@ -273,7 +345,7 @@ static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch
  * as record numbers; a position met again is added to the row of its first record (in reading
  * order), which is marked as summed. Each run costs the records merged so far once more. The
  * number of records the merge keeps goes to *len, their order to d->a. */
-ALWAYS_INLINE status merge_in_turn(decoded *d, const strtab *strings, size_t nraw,
+ALWAYS_INLINE status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, int lazy,
                                    size_t *len_out) {
     const key *keys = d->keys;
     uint32_t *acc = d->a, *next = d->b;
@@ -286,10 +358,7 @@ ALWAYS_INLINE status merge_in_turn(decoded *d, const strtab *strings, size_t nra
             while (ai < len && (c = key_cmp(strings, &keys[acc[ai]], &keys[j])) < 0)
                 next[m++] = acc[ai++];
             if (ai < len && c == 0) {
-                if (add_row(d->costs + (size_t)acc[ai] * d->width, d->costs + (size_t)j * d->width,
-                            nraw))
-                    return ST_OVERFLOW;
-                d->summed[acc[ai]] = 1;
+                if (sum_into(d, acc[ai], j, nraw, lazy)) return ST_OVERFLOW;
                 next[m++] = acc[ai++];
             } else {
                 next[m++] = j;
@@ -311,7 +380,7 @@ ALWAYS_INLINE status merge_in_turn(decoded *d, const strtab *strings, size_t nra
  * records of the merge follow the record they followed in the stream and have nothing added to
  * them, so their bytes are still right and are copied with their like neighbours. The others
  * (a run's first record, a position read more than once) are encoded again. */
-ALWAYS_INLINE status put_merged(const line_store *s, const decoded *d, size_t len, size_t nraw,
+ALWAYS_INLINE status put_merged(const line_store *s, decoded *d, size_t len, size_t nraw, int lazy,
                                 line_store *out) {
     const uint32_t *order = d->a;
     if (put_room(out, s->used, d->n, len)) return ST_NOMEM;
@@ -322,7 +391,7 @@ ALWAYS_INLINE status put_merged(const line_store *s, const decoded *d, size_t le
          * the stream, and each next one follows it there too */
         size_t m = 0;
         if (i ? order[i - 1] + 1 == j : j == 0)
-            while (i + m < len && order[i + m] == j + m && !d->summed[j + m]) m++;
+            while (i + m < len && order[i + m] == j + m && d->summed[j + m] != COSTS_SUMMED) m++;
         if (m) {
             size_t bytes = d->offsets[j + m] - d->offsets[j];
             if (line_reserve(out, bytes)) return ST_NOMEM;
@@ -336,7 +405,7 @@ ALWAYS_INLINE status put_merged(const line_store *s, const decoded *d, size_t le
             i += m;
             continue;
         }
-        status rc = put_record(out, &d->keys[j], d->costs + (size_t)j * d->width, nraw);
+        status rc = put_record(out, &d->keys[j], costs_of(d, j, nraw, lazy), nraw);
         if (rc) return rc;
         i++;
     }
@@ -371,7 +440,7 @@ static size_t hash_slots(size_t n) {
     return slots;
 }
 
-static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, size_t used,
+static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, int lazy, size_t used,
                            uint32_t *table, size_t slots, uint64_t seed, size_t *len_out,
                            line_store *out) {
     const key *keys = d->keys;
@@ -385,8 +454,7 @@ static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, size_
         if (!table[slot]) {
             table[slot] = (uint32_t)i + 1;
             order[distinct++] = (uint32_t)i;
-        } else if (add_row(d->costs + (size_t)(table[slot] - 1) * d->width, d->costs + i * d->width,
-                           nraw)) {
+        } else if (sum_into(d, table[slot] - 1, i, nraw, lazy)) {
             return ST_OVERFLOW;
         }
     }
@@ -395,7 +463,7 @@ static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, size_
     *len_out = distinct;
     if (put_room(out, used, d->n, distinct)) return ST_NOMEM;
     for (size_t i = 0; i < distinct; i++) {
-        status rc = put_record(out, &keys[order[i]], d->costs + (size_t)order[i] * d->width, nraw);
+        status rc = put_record(out, &keys[order[i]], costs_of(d, order[i], nraw, lazy), nraw);
         if (rc) return rc;
     }
     return ST_OK;
@@ -414,9 +482,9 @@ static int has_ties(const decoded *d, size_t len) {
 
 /* The merge in turn, written out. */
 ALWAYS_INLINE status merge_events(decoded *d, const strtab *strings, const line_store *s,
-                                  line_store *out, size_t nraw, size_t *len) {
-    status rc = merge_in_turn(d, strings, nraw, len);
-    return rc ? rc : put_merged(s, d, *len, nraw, out);
+                                  line_store *out, size_t nraw, int lazy, size_t *len) {
+    status rc = merge_in_turn(d, strings, nraw, lazy, len);
+    return rc ? rc : put_merged(s, d, *len, nraw, lazy, out);
 }
 
 /* Rewrites a stream with each position once, in (address, line, file name) order. */
@@ -424,23 +492,33 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
     /* merging in turn costs about runs * distinct steps, hashing n probes and a sort of the
      * distinct positions: in turn is the cheaper at the few runs of callgrind's blocks */
     enum { IN_TURN_RUNS = 16 };
+    /* Costs decoded only for the records summed or written again, when they are many: most
+     * records are then copied as bytes (callgrind's blocks meet at a few positions), unless
+     * the stream's last compaction summed most of its records (a function that comes back
+     * block after block), whose costs are better decoded in one pass. */
+    enum { LAZY_EVENTS = 4 };
+    int lazy = nraw >= LAZY_EVENTS && !s->sums_most;
     line_store out;
     memset(&out, 0, sizeof out);
     size_t slots = hash_slots(s->count);
     if (slots > SIZE_MAX / 4 / sizeof(uint32_t)) return ST_NOMEM;
     decoded d;
-    status rc = decode_all(s, nraw, scratch, slots * sizeof(uint32_t), &d);
+    status rc = decode_all(s, nraw, scratch, slots * sizeof(uint32_t), lazy, &d);
     if (rc) return rc;
     /* the runs as decoded: records of one address and line in several files, which the last
      * compaction ordered by name, may break the stream's own count of them */
     size_t len;
     if (d.runs <= IN_TURN_RUNS) {
         /* one event (valgrind's default Ir) by a copy made for it */
-        rc = nraw == 1 ? merge_events(&d, strings, s, &out, 1, &len)
-                       : merge_events(&d, strings, s, &out, nraw, &len);
+        if (lazy)
+            rc = merge_events(&d, strings, s, &out, nraw, 1, &len);
+        else if (nraw == 1)
+            rc = merge_events(&d, strings, s, &out, 1, 0, &len);
+        else
+            rc = merge_events(&d, strings, s, &out, nraw, 0, &len);
     } else {
-        rc = merge_hashed(&d, strings, nraw, s->used, scratch->mem, slots, scratch->seed, &len,
-                          &out);
+        rc = merge_hashed(&d, strings, nraw, lazy, s->used, scratch->mem, slots, scratch->seed,
+                          &len, &out);
     }
     if (rc) {
         line_store_free(&out);
@@ -451,6 +529,7 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
     s->distinct = s->count;
     s->runs = s->count ? 1 : 0; /* sorted, ties included */
     s->ties_by_id = !strings && has_ties(&d, len);
+    s->sums_most = 2 * (d.n - len) > d.n;
     return ST_OK;
 }
 

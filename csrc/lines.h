@@ -33,9 +33,11 @@ typedef struct line_store {
     uint32_t count;    /* records in the stream */
     uint32_t distinct; /* records after the last compaction */
     uint32_t last_file;
-    uint32_t runs;  /* strictly increasing runs of (address, line) since the last compaction,
-                     * whose output counts as one: 1 while sorted */
-    int ties_by_id; /* compacted with records at one position in file id order (see below) */
+    uint32_t runs; /* strictly increasing runs of (address, line) since the last compaction,
+                    * whose output counts as one: 1 while sorted */
+    unsigned char ties_by_id; /* compacted with records at one position in file id order (see
+                               * below) */
+    unsigned char sums_most;  /* its last compaction summed most of its records */
     uint64_t last_line, last_addr;
 } line_store;
 

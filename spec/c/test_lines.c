@@ -8,7 +8,7 @@
 #include "lines.h"
 #include "strtab.h"
 
-enum { MAX_RECORDS = 20000, NRAW = 3 };
+enum { MAX_RECORDS = 20000, NRAW = 6 };
 
 typedef struct rec {
     uint32_t file;
@@ -93,10 +93,42 @@ static void check_events(const rec *in, size_t n, const strtab *strings, int str
     line_scratch_free(&scratch);
 }
 
-/* With NRAW events and with one. */
+/* With NRAW events (costs decoded only where the compaction needs them), three (decoded in one
+ * pass) and one. */
 static void check_stream(const rec *in, size_t n, const strtab *strings, int strings_busy) {
     check_events(in, n, strings, strings_busy, NRAW);
+    check_events(in, n, strings, strings_busy, 3);
     check_events(in, n, strings, strings_busy, 1);
+}
+
+/* A stream whose compaction summed most of its records says so (its next compaction decodes
+ * every cost at once), and one whose blocks meet at a position or two does not. */
+static void check_sums_most(const strtab *strings, uint32_t file) {
+    enum { BLOCK = 300 };
+    cg_cost costs[NRAW] = {1, 2, 3, 4, 5, 6};
+    for (int repeat = 0; repeat < 2; repeat++) {
+        line_store s;
+        line_scratch scratch;
+        memset(&s, 0, sizeof s);
+        memset(&scratch, 0, sizeof scratch);
+        /* repeat: the block again and again; else blocks of other positions meeting at one */
+        for (uint32_t b = 0; b < 6; b++)
+            for (uint32_t k = 0; k < BLOCK; k++) {
+                uint64_t addr = repeat ? 0x1000 + k : 0x1000 + (5 - b) * (BLOCK - 1) + k;
+                CHECK_INT(ST_OK,
+                          line_append(&s, file, 7, addr, costs, NRAW, strings, NRAW, &scratch));
+            }
+        CHECK_INT(ST_OK, line_finish(&s, strings, NRAW, &scratch));
+        CHECK_INT(repeat ? BLOCK : 6 * (BLOCK - 1) + 1, s.count);
+        CHECK_INT(repeat, s.sums_most);
+        line_reader r;
+        line_reader_init(&r, &s);
+        cg_cost got[NRAW];
+        CHECK(line_reader_next(&r, got, NRAW));
+        CHECK_INT(repeat ? 6 * 6 : 6, got[5]); /* 0x1000 six times, or once */
+        line_store_free(&s);
+        line_scratch_free(&scratch);
+    }
 }
 
 /* A function's second block is not compacted into its first at once: the records of the first
@@ -269,6 +301,7 @@ int main(void) {
     check_stream(two, 3, &t, 0);
 
     check_compaction_point(&t, files[0]);
+    check_sums_most(&t, files[0]);
 
     /* a sum that does not fit: the compaction says so */
     line_store s;
