@@ -695,7 +695,9 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
 }
 
 static void piece_done(splitter *sp, piece *pc) {
-    if (sp->nspare >= 2) {
+    /* as many as may be cut and not stitched: a new piece then always finds one, with tables
+     * and blocks already grown to what pieces need, rather than growing its own again */
+    if (sp->nspare > sp->max_queued) {
         piece_free(sp, pc);
         return;
     }
