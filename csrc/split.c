@@ -138,7 +138,11 @@ int local_line(piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint6
     int64_t slot = fn_slot(pb, fn);
     if (slot < 0) return -1;
     size_t width = pb->nraw ? pb->nraw : 1;
-    if (row_add(&pb->self[(size_t)slot * width], costs, n)) return -1;
+    /* a sum beyond 64 bits stops the piece: no saturation to keep, and one event (valgrind's
+     * default Ir) has a copy of its own */
+    cg_cost *self = &pb->self[(size_t)slot * width];
+    if (n == 1 ? __builtin_add_overflow(self[0], costs[0], &self[0]) : row_add(self, costs, n))
+        return -1;
     return line_append(&pb->stores[slot], file, line, addr, costs, n, NULL, pb->nraw, pb->scratch)
                ? -1
                : 0;
