@@ -63,16 +63,14 @@ static void trim(line_store *s) {
     s->cap = s->used;
 }
 
-/* Decodes the record at `p` against the one before it (file, line and address as that one
- * left them); its costs fill `nraw` values. Returns the byte after it. Always inline: the
- * reader and the compactions decode every record this way, and a call would keep the position
- * in memory, where the next wide read of it waits for the narrow writes (store forwarding). */
-ALWAYS_INLINE const unsigned char *decode_next(const unsigned char *p, uint32_t *file,
-                                               uint64_t *line, uint64_t *addr, cg_cost *costs,
-                                               size_t nraw) {
+/* The record at `p` up to its costs, against the one before it (file, line and address as that
+ * one left them): its number of costs into *n. Returns the byte of its first cost. */
+ALWAYS_INLINE const unsigned char *decode_head(const unsigned char *p, uint64_t *n, uint32_t *file,
+                                               uint64_t *line, uint64_t *addr) {
     unsigned header = *p++;
-    uint64_t n = header >> 1, v;
-    if (n == K_ESCAPE) p = get_varint(p, &n);
+    uint64_t v;
+    *n = header >> 1;
+    if (*n == K_ESCAPE) p = get_varint(p, n);
     if (header & 1) {
         p = get_varint(p, &v);
         *file = (uint32_t)v;
@@ -81,6 +79,13 @@ ALWAYS_INLINE const unsigned char *decode_next(const unsigned char *p, uint32_t 
     *addr += unzigzag(v);
     p = get_varint(p, &v);
     *line += unzigzag(v);
+    return p;
+}
+
+/* `n` costs from `p` into `costs`, zero up to `nraw`; returns the byte after them. */
+ALWAYS_INLINE const unsigned char *decode_costs(const unsigned char *p, uint64_t n, cg_cost *costs,
+                                                size_t nraw) {
+    uint64_t v;
     size_t i = 0;
     for (; i < n; i++) {
         p = get_varint(p, &v);
@@ -88,6 +93,18 @@ ALWAYS_INLINE const unsigned char *decode_next(const unsigned char *p, uint32_t 
     }
     for (; i < nraw; i++) costs[i] = 0;
     return p;
+}
+
+/* Decodes the record at `p` (decode_head, then its costs into `nraw` values). Returns the byte
+ * after it. Always inline: the reader and the compactions decode every record this way, and a
+ * call would keep the position in memory, where the next wide read of it waits for the narrow
+ * writes (store forwarding). */
+ALWAYS_INLINE const unsigned char *decode_next(const unsigned char *p, uint32_t *file,
+                                               uint64_t *line, uint64_t *addr, cg_cost *costs,
+                                               size_t nraw) {
+    uint64_t n;
+    p = decode_head(p, &n, file, line, addr);
+    return decode_costs(p, n, costs, nraw);
 }
 
 void line_reader_init(line_reader *r, const line_store *s) {
@@ -233,46 +250,26 @@ typedef struct decoded {
 
 enum { COSTS_READ = 1, COSTS_SUMMED = 2 };
 
-/* Every record of the stream into `d`: keys, costs, offsets, where the runs start. */
-ALWAYS_INLINE void decode_records(const line_store *s, decoded *d, size_t nraw) {
+/* The record at `p` as decode_next reads it, its costs stepped over. */
+ALWAYS_INLINE const unsigned char *decode_position(const unsigned char *p, uint32_t *file,
+                                                   uint64_t *line, uint64_t *addr) {
+    uint64_t n;
+    p = decode_head(p, &n, file, line, addr);
+    return skip_varints(p, n);
+}
+
+/* Every record of the stream into `d`: keys, offsets, where the runs start, and the costs
+ * unless `lazy` (costs_of decodes them when needed). */
+ALWAYS_INLINE void decode_records(const line_store *s, decoded *d, size_t nraw, int lazy) {
     size_t n = d->n, width = nraw ? nraw : 1, runs = 0;
     const unsigned char *p = s->data;
     uint32_t file = 0;
     uint64_t line = 0, addr = 0;
     for (size_t i = 0; i < n; i++) {
         d->offsets[i] = (size_t)(p - s->data);
-        d->summed[i] = COSTS_READ;
-        p = decode_next(p, &file, &line, &addr, d->costs + i * width, nraw);
-        key k = {addr, line, file};
-        if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
-        d->keys[i] = k;
-    }
-    d->offsets[n] = (size_t)(p - s->data);
-    d->starts[runs] = (uint32_t)n;
-    d->runs = runs;
-}
-
-/* The same without the costs, which are stepped over (costs_of decodes them when needed). */
-static void decode_positions(const line_store *s, decoded *d) {
-    size_t n = d->n, runs = 0;
-    const unsigned char *p = s->data;
-    uint32_t file = 0;
-    uint64_t line = 0, addr = 0, v;
-    for (size_t i = 0; i < n; i++) {
-        d->offsets[i] = (size_t)(p - s->data);
-        d->summed[i] = 0;
-        unsigned header = *p++;
-        uint64_t ncosts = header >> 1;
-        if (ncosts == K_ESCAPE) p = get_varint(p, &ncosts);
-        if (header & 1) {
-            p = get_varint(p, &v);
-            file = (uint32_t)v;
-        }
-        p = get_varint(p, &v);
-        addr += unzigzag(v);
-        p = get_varint(p, &v);
-        line += unzigzag(v);
-        p = skip_varints(p, ncosts);
+        d->summed[i] = lazy ? 0 : COSTS_READ;
+        p = lazy ? decode_position(p, &file, &line, &addr)
+                 : decode_next(p, &file, &line, &addr, d->costs + i * width, nraw);
         key k = {addr, line, file};
         if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
         d->keys[i] = k;
@@ -283,21 +280,16 @@ static void decode_positions(const line_store *s, decoded *d) {
 }
 
 /* Record i's costs (`nraw` of them), decoded into its row when they are not yet (`lazy`: the
- * records were decoded by decode_positions). */
+ * costs were stepped over). */
 ALWAYS_INLINE cg_cost *costs_of(decoded *d, size_t i, size_t nraw, int lazy) {
     cg_cost *row = d->costs + i * (nraw ? nraw : 1); /* d->width, a constant in the copies */
     if (!lazy || d->summed[i]) return row;
     const unsigned char *p = d->data + d->offsets[i];
     unsigned header = *p++;
-    uint64_t n = header >> 1, v;
+    uint64_t n = header >> 1;
     if (n == K_ESCAPE) p = get_varint(p, &n);
     p = skip_varints(p, (header & 1) + 2u); /* file, address and line steps */
-    size_t e = 0;
-    for (; e < n; e++) {
-        p = get_varint(p, &v);
-        row[e] = (cg_cost)unzigzag(v);
-    }
-    for (; e < nraw; e++) row[e] = 0;
+    decode_costs(p, n, row, nraw);
     d->summed[i] = COSTS_READ;
     return row;
 }
@@ -333,11 +325,11 @@ static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch
     d->width = width;
     /* one event (valgrind's default Ir) decoded by a copy of the loop made for it */
     if (lazy)
-        decode_positions(s, d);
+        decode_records(s, d, nraw, 1);
     else if (nraw == 1)
-        decode_records(s, d, 1);
+        decode_records(s, d, 1, 0);
     else
-        decode_records(s, d, nraw);
+        decode_records(s, d, nraw, 0);
     return ST_OK;
 }
 
