@@ -1051,13 +1051,10 @@ int parse_one_line(parser *ps, const char *s, const char *end) {
     return parse_line(ps, s, end);
 }
 
-int parse_name_line(parser *ps, const char *s, const char *nl) {
-    const char *eq = s;
-    while ((unsigned)(*eq - 'a') < 26) eq++;
-    size_t klen = (size_t)(eq - s);
+int parse_name_line(parser *ps, const char *s, size_t klen, const char *nl) {
     int spec;
     uint32_t name;
-    if (*eq == '=' && klen <= 3 && in_body(ps) && fast_spec(ps, s, klen, &spec, &name) == nl) {
+    if (klen <= 3 && in_body(ps) && fast_spec(ps, s, klen, &spec, &name) == nl) {
         int rc = ps->names_out ? put_name(ps, name) : LINE_OK;
         return rc ? rc : spec_apply(ps, spec, name);
     }

@@ -137,9 +137,10 @@ line_sink parser_sink(parser *ps);
 
 /* For split.c: one line, counted by the caller (st.lineno), parsed as parse_lines would. */
 int parse_one_line(parser *ps, const char *s, const char *end);
-/* For split.c: a name line ending in the '\n' at `nl`, not counted (st.lineno), parsed as
- * parse_lines would: valgrind's `key=(id)` of a defined id without the general path. */
-int parse_name_line(parser *ps, const char *s, const char *nl);
+/* For split.c: a name line ending in the '\n' at `nl`, its key of `klen` letters followed by
+ * '=', not counted (st.lineno), parsed as parse_lines would: valgrind's `key=(id)` of a
+ * defined id without the general path. */
+int parse_name_line(parser *ps, const char *s, size_t klen, const char *nl);
 /* For split.c: the callee of a calls= line bound as assoc_line binds it (names_out gets it). */
 int parse_bind_callee(parser *ps);
 

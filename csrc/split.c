@@ -943,9 +943,10 @@ static int look_ahead(splitter *sp, const char *s, const char *end, const char *
     return 1;
 }
 
-/* A name line the splitter reads: the parser's quick way when it ends in a '\n' of the chunk. */
-static int name_line(parser *ps, const char *s, const char *nl, const char *eol) {
-    return nl ? parse_name_line(ps, s, nl) : parse_one_line(ps, s, eol);
+/* A name line the splitter reads, its key ending at the '=' at `mark`: the parser's quick way
+ * when it ends in a '\n' of the chunk. */
+static int name_line(parser *ps, const char *s, const char *mark, const char *nl, const char *eol) {
+    return nl ? parse_name_line(ps, s, (size_t)(mark - s), nl) : parse_one_line(ps, s, eol);
 }
 
 static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
@@ -1007,10 +1008,10 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
                 sp->cand_state = *st;
                 sp->cand_state.assoc = ASSOC_NONE;
             }
-            if (name_line(ps, ls, nl, eol)) goto fail;
+            if (name_line(ps, ls, mark, nl, eol)) goto fail;
             break;
         case L_NAME:
-            if (reserve_stream(sp) || name_line(ps, ls, nl, eol)) goto fail;
+            if (reserve_stream(sp) || name_line(ps, ls, mark, nl, eol)) goto fail;
             break;
         case L_CALLS:
             sp->cand = 0;
