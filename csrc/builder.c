@@ -45,11 +45,15 @@ static void drop_lists(builder *b) {
 
 /* The per-record state: the calls and jumps not yet numbered, which functions have blocks,
  * which callees were guessed (resolve.c is done with them), and the index of functions. */
-static void free_record_state(builder *b) {
+static void free_function_index(builder *b) {
     idxtab_free(&b->fn_index);
     free(b->fn_by_name);
     b->fn_by_name = NULL;
     b->fn_by_name_cap = 0;
+}
+
+static void free_record_state(builder *b) {
+    free_function_index(b);
     free(b->fn_defined);
     free(b->call_guessed);
     drop_lists(b);
@@ -264,28 +268,181 @@ status build_take_records(builder *b, uint32_t fn, fn_records *from, rec_pool *f
     return j ? j : c;
 }
 
+/* The arrays build_number fills (calls, their costs, jumps), each mapped on its own when it is
+ * large and the pool is walked on one thread: the pages of each block of the pool, once its
+ * lists are copied, move (rec_pages_move) into the pages of these arrays that the next block's
+ * lists are about to write, so that the records are faulted in once, in the pool, rather than
+ * again in the arrays while the pool's pages go back; pages written only later would be held
+ * twice meanwhile. */
+enum { T_CALLS, T_COSTS, T_JUMPS, TARGETS };
+enum { PAGE_FREE, PAGE_WANTED, PAGE_WRITTEN };
+/* Pages moved at once at the least (a move is a system call, as costly as several page
+ * faults); free pages not about to be written fill a run between wanted ones up to GAP. */
+enum { MIN_RUN = 8, GAP = 2 };
+/* An array smaller than this comes from malloc, and so do all three when the pool has fewer
+ * blocks than MOVE_BLOCKS: the walk that moves pages costs more instructions than the faults
+ * it saves take time. */
+enum { MIN_MAPPED = 256 << 10, MOVE_BLOCKS = 16 };
+
+typedef struct target {
+    char *base; /* NULL: an array of malloc, nothing moves into it */
+    size_t pages;
+    unsigned char *state; /* PAGE_* of each page */
+    size_t lo, hi;        /* the pages wanted lie in [lo, hi) */
+} target;
+
+/* A list found in the block being walked, copied at the block's end. */
+typedef struct found {
+    uint32_t owner;
+    int kind;
+} found;
+
 /* Where build_number puts what the walk of the pool finds. */
 typedef struct numbering {
     builder *b;
     size_t *call_at, *jump_at; /* per function: where its first call (jump) goes */
+    target t[TARGETS];
+    unsigned page_shift;
+    found *found;
+    size_t nfound, found_cap;
 } numbering;
 
-static void number_list(void *ctx, int kind, uint32_t owner, const void *records) {
-    numbering *nb = ctx;
+/* The pages of bytes [from, to) of array k, marked `state` (wanted ones only where free). */
+static inline void target_mark(numbering *nb, int k, size_t from, size_t to, int state) {
+    target *t = &nb->t[k];
+    if (!t->base || from >= to) return;
+    size_t pg = from >> nb->page_shift, last = (to - 1) >> nb->page_shift;
+    if (state == PAGE_WANTED) {
+        if (pg < t->lo) t->lo = pg;
+        if (last + 1 > t->hi) t->hi = last + 1;
+    }
+    for (; pg <= last; pg++)
+        if (state == PAGE_WRITTEN || t->state[pg] == PAGE_FREE) t->state[pg] = (unsigned char)state;
+}
+
+/* The pages of the arrays that the calls (jumps) of `owner` go to, marked `state`. */
+static void list_mark(numbering *nb, int kind, uint32_t owner, int state) {
+    const fn_records *r = &nb->b->recs[owner];
+    if (kind == REC_CALLS) {
+        size_t at = nb->call_at[owner], w = nb->b->p->nraw;
+        target_mark(nb, T_CALLS, at * sizeof(call_rec), (at + r->calls.n) * sizeof(call_rec),
+                    state);
+        target_mark(nb, T_COSTS, at * w * sizeof(cg_cost), (at + r->calls.n) * w * sizeof(cg_cost),
+                    state);
+    } else {
+        size_t at = nb->jump_at[owner];
+        target_mark(nb, T_JUMPS, at * sizeof(jump_rec), (at + r->jumps.n) * sizeof(jump_rec),
+                    state);
+    }
+}
+
+/* Copies the list of `owner` (REC_CALLS or REC_JUMPS) to its place. */
+static void number_copy(numbering *nb, int kind, uint32_t owner) {
     builder *b = nb->b;
     cg_profile *p = b->p;
     size_t w = p->nraw;
-    if (owner >= b->nrecs) return;
-    fn_records *r = &b->recs[owner];
-    if (kind == REC_CALLS && r->calls.v == records) {
-        /* the list's own segment (not one it left when it grew) */
+    const fn_records *r = &b->recs[owner];
+    if (kind == REC_CALLS) {
         const call_list *c = &r->calls;
         size_t at = nb->call_at[owner];
         memcpy(p->calls + at, c->v, c->n * sizeof *c->v);
         memcpy(b->call_guessed + at, c->guessed, c->n);
         if (w) memcpy(costs_row(&p->call_costs, w, at), c->costs, c->n * w * sizeof(cg_cost));
-    } else if (kind == REC_JUMPS && r->jumps.v == records) {
+    } else {
         memcpy(p->jumps + nb->jump_at[owner], r->jumps.v, r->jumps.n * sizeof *r->jumps.v);
+    }
+}
+
+/* The lists of a segment the walk finds: only a list's own segment (not one it left when it
+ * grew) is copied. */
+static int live(const numbering *nb, int kind, uint32_t owner, const void *records) {
+    if (owner >= nb->b->nrecs) return 0;
+    const fn_records *r = &nb->b->recs[owner];
+    return kind == REC_CALLS ? r->calls.v == records : kind == REC_JUMPS && r->jumps.v == records;
+}
+
+static void number_list(void *ctx, int kind, uint32_t owner, const void *records) {
+    numbering *nb = ctx;
+    if (live(nb, kind, owner, records)) number_copy(nb, kind, owner);
+}
+
+/* The walk on one thread: the lists are noted, and copied at the block's end. */
+static void note_list(void *ctx, int kind, uint32_t owner, const void *records) {
+    numbering *nb = ctx;
+    if (!live(nb, kind, owner, records)) return;
+    if (VEC_RESERVE(nb->found, nb->found_cap, nb->nfound + 1)) {
+        /* copied now: nothing moves into its pages */
+        list_mark(nb, kind, owner, PAGE_WRITTEN);
+        number_copy(nb, kind, owner);
+        return;
+    }
+    nb->found[nb->nfound++] = (found){owner, kind};
+}
+
+/* Moves up to `have` pages from `mem` into runs of the pages of `t` wanted in [lo, hi): a run
+ * spans wanted pages with at most GAP free ones between two, and is moved when it has
+ * MIN_RUN pages. Returns the pages moved. */
+static size_t move_into(target *t, unsigned shift, char *mem, size_t have) {
+    size_t moved = 0;
+    for (size_t pg = t->lo; pg < t->hi && have - moved >= MIN_RUN;) {
+        if (t->state[pg] != PAGE_WANTED) {
+            pg++;
+            continue;
+        }
+        size_t end = pg + 1, q = pg + 1;
+        while (q < t->pages && q - end <= GAP && end - pg < have - moved) {
+            if (t->state[q] == PAGE_WANTED)
+                end = ++q;
+            else if (t->state[q] == PAGE_FREE)
+                q++;
+            else
+                break;
+        }
+        size_t n = end - pg;
+        if (n >= MIN_RUN) {
+            if (n > have - moved) n = have - moved;
+            if (rec_pages_move(mem + (moved << shift), n << shift, t->base + (pg << shift))) break;
+            /* written now as far as faults go: pages in the run that were free are not moved
+             * into again */
+            memset(t->state + pg, PAGE_WRITTEN, n);
+            moved += n;
+        }
+        pg = end;
+    }
+    return moved;
+}
+
+/* The end of a block's walk: the pages its lists go to are wanted, and the last block's pages
+ * move into them. Returns the bytes of `prev` moved. */
+static size_t take_pages(void *ctx, char *prev, size_t bytes) {
+    numbering *nb = ctx;
+    size_t moved = 0;
+    for (int k = 0; k < TARGETS; k++) {
+        nb->t[k].lo = SIZE_MAX;
+        nb->t[k].hi = 0;
+    }
+    for (size_t i = 0; i < nb->nfound; i++)
+        list_mark(nb, nb->found[i].kind, nb->found[i].owner, PAGE_WANTED);
+    if (prev) {
+        size_t have = bytes >> nb->page_shift;
+        for (int k = 0; k < TARGETS && have > moved; k++)
+            if (nb->t[k].base)
+                moved += move_into(&nb->t[k], nb->page_shift, prev + (moved << nb->page_shift),
+                                   have - moved);
+    }
+    return moved << nb->page_shift;
+}
+
+/* Then the block's lists are copied: the pages they write, wanted or moved into, are written
+ * (wanted ones are always marked, as the first block's, with no block to move from). */
+static void copy_found(void *ctx) {
+    numbering *nb = ctx;
+    for (size_t i = 0; i < nb->nfound; i++) number_copy(nb, nb->found[i].kind, nb->found[i].owner);
+    nb->nfound = 0;
+    for (int k = 0; k < TARGETS; k++) {
+        target *t = &nb->t[k];
+        for (size_t pg = t->lo; pg < t->hi; pg++)
+            if (t->state[pg] == PAGE_WANTED) t->state[pg] = PAGE_WRITTEN;
     }
 }
 
@@ -302,22 +459,49 @@ static void drain_part(void *ctx, size_t k) {
     rec_pool_drain_blocks(d->pool, n * k / d->parts, n * (k + 1) / d->parts, number_list, d->nb);
 }
 
-/* Drains the pool on up to `threads` threads (this one included), then frees what is left. */
-static void drain_in_parallel(rec_pool *pool, int threads, numbering *nb) {
-    enum { MIN_BLOCKS_EACH = 4 };
-    drain d = {pool, parts_for(threads, pool->nblocks, MIN_BLOCKS_EACH), nb};
-    parts_run(d.parts, drain_part, &d);
-    rec_pool_clear(pool, 0);
+/* Room for `need` records of `size` bytes in an array build_number fills: a mapping of its own
+ * (target `t`) when it is empty and large and `map`, else from malloc, by `exact` rows or
+ * growing as vec.h grows. -1 when out of memory. */
+static int numbered_reserve(numbering *nb, int map, target *t, void **data, size_t *cap,
+                            size_t *mapped, size_t need, size_t size, int exact) {
+    if (need <= *cap) return 0;
+    if (need > SIZE_MAX / size) return -1;
+    if (map && !*data && need * size >= MIN_MAPPED) {
+        void *mem = map_array(need * size, mapped);
+        if (mem) {
+            size_t pages = *mapped >> nb->page_shift;
+            if ((t->state = calloc(pages, 1))) {
+                *data = mem;
+                *cap = need;
+                t->base = mem;
+                t->pages = pages;
+                return 0;
+            }
+            free_array(mem, *mapped);
+            *mapped = 0;
+        }
+    }
+    if (unmap_array(data, mapped, *cap * size)) return -1;
+    if (!exact) return vec_reserve(data, cap, need, size);
+    void *v = realloc(*data, need * size);
+    if (!v) return -1;
+    *data = v;
+    *cap = need;
+    return 0;
 }
 
 status build_number(builder *b, int threads) {
+    enum { MIN_BLOCKS_EACH = 4 };
     cg_profile *p = b->p;
     size_t calls = p->ncalls, jumps = p->njumps, w = p->nraw;
-    numbering nb = {b, NULL, NULL};
+    numbering nb;
+    memset(&nb, 0, sizeof nb);
+    nb.b = b;
     size_t n = b->nrecs ? b->nrecs : 1;
     nb.call_at = malloc(n * sizeof *nb.call_at);
     nb.jump_at = malloc(n * sizeof *nb.jump_at);
-    if (!nb.call_at || !nb.jump_at) goto nomem;
+    status rc = ST_NOMEM;
+    if (!nb.call_at || !nb.jump_at) goto done;
     /* function by function: calls by caller, jumps by function, after any numbered before */
     for (size_t f = 0; f < b->nrecs; f++) {
         nb.call_at[f] = calls;
@@ -325,33 +509,46 @@ status build_number(builder *b, int threads) {
         calls += b->recs[f].calls.n;
         jumps += b->recs[f].jumps.n;
     }
-    if (calls > IDXTAB_MAX_RECORDS || jumps > IDXTAB_MAX_RECORDS) goto nomem;
-    if (VEC_RESERVE(p->calls, p->calls_cap, calls) ||
-        VEC_RESERVE(b->call_guessed, b->call_guessed_cap, calls) ||
-        VEC_RESERVE(p->jumps, p->jumps_cap, jumps))
-        goto nomem;
-    if (calls > p->call_costs.cap) {
-        if (calls > SIZE_MAX / ((w ? w : 1) * sizeof(cg_cost))) goto nomem;
-        cg_cost *v = realloc(p->call_costs.v, calls * (w ? w : 1) * sizeof *v);
-        if (!v) goto nomem;
-        p->call_costs.v = v;
-        p->call_costs.cap = calls;
+    if (calls > IDXTAB_MAX_RECORDS || jumps > IDXTAB_MAX_RECORDS) goto done;
+    /* no function is added any more: its index goes before the arrays fill */
+    free_function_index(b);
+    drain d = {&b->pool, parts_for(threads, b->pool.nblocks, MIN_BLOCKS_EACH), &nb};
+    /* pages move into the arrays only on one thread: the pages free at a block's end are
+     * known only in the order the blocks are walked */
+    size_t page = map_page();
+    int map = d.parts == 1 && page && b->pool.nblocks >= MOVE_BLOCKS;
+    while (page > 1) {
+        nb.page_shift++;
+        page >>= 1;
     }
-    /* the pool's blocks in order, each given back once its lists are copied, so that the
-     * records are not held twice; the lists go to places known ahead, so threads copy
-     * disjoint ranges of blocks at once */
-    drain_in_parallel(&b->pool, threads, &nb);
+    if (numbered_reserve(&nb, map, &nb.t[T_CALLS], (void **)&p->calls, &p->calls_cap,
+                         &p->calls_mapped, calls, sizeof *p->calls, 0) ||
+        VEC_RESERVE(b->call_guessed, b->call_guessed_cap, calls) ||
+        numbered_reserve(&nb, map && w, &nb.t[T_COSTS], (void **)&p->call_costs.v,
+                         &p->call_costs.cap, &p->call_costs.mapped, calls,
+                         (w ? w : 1) * sizeof(cg_cost), 1) ||
+        numbered_reserve(&nb, map, &nb.t[T_JUMPS], (void **)&p->jumps, &p->jumps_cap,
+                         &p->jumps_mapped, jumps, sizeof *p->jumps, 0))
+        goto done;
+    /* the pool's blocks in order, each given back once its lists are copied (or its pages
+     * moved into the arrays), so that the records are not held twice; the lists go to places
+     * known ahead, so threads copy disjoint ranges of blocks at once */
+    if (nb.t[T_CALLS].base || nb.t[T_COSTS].base || nb.t[T_JUMPS].base)
+        rec_pool_drain_reuse(&b->pool, note_list, take_pages, copy_found, &nb);
+    else
+        parts_run(d.parts, drain_part, &d);
+    rec_pool_clear(&b->pool, 0);
     drop_lists(b);
     p->ncalls = calls;
     p->njumps = jumps;
     p->call_costs.rows = calls;
+    rc = ST_OK;
+done:
+    for (int k = 0; k < TARGETS; k++) free(nb.t[k].state);
+    free(nb.found);
     free(nb.call_at);
     free(nb.jump_at);
-    return ST_OK;
-nomem:
-    free(nb.call_at);
-    free(nb.jump_at);
-    return ST_NOMEM;
+    return rc;
 }
 
 /* ---- events ---- */

@@ -65,8 +65,9 @@ status builder_init(builder *b, const section_choice *choice, size_t max_warning
 void builder_free(builder *b);
 /* Once every input is added: the calls and jumps kept per function are numbered into the
  * model's arrays, function by function (each function's in the order first seen), and each
- * function's lists freed as they are copied, on up to `threads` threads. Records added after
- * it are kept per function again, for another build_number. */
+ * function's lists freed as they are copied, on up to `threads` threads. The index of
+ * functions goes first: no function is added after it. Calls and jumps added after it are
+ * kept per function again, for another build_number. */
 status build_number(builder *b, int threads);
 /* Once every input is added and resolve.c is done: frees the per-record state (indexes,
  * resolve.c's marks) and the record arrays give back their room for growth,
