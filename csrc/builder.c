@@ -300,7 +300,7 @@ typedef struct found {
 /* Where build_number puts what the walk of the pool finds. */
 typedef struct numbering {
     builder *b;
-    size_t *call_at, *jump_at; /* per function: where its first call (jump) goes */
+    uint32_t *call_at, *jump_at; /* per function: where its first call (jump) goes */
     target t[TARGETS];
     unsigned page_shift;
     found *found;
@@ -504,8 +504,9 @@ status build_number(builder *b, int threads) {
     if (!nb.call_at || !nb.jump_at) goto done;
     /* function by function: calls by caller, jumps by function, after any numbered before */
     for (size_t f = 0; f < b->nrecs; f++) {
-        nb.call_at[f] = calls;
-        nb.jump_at[f] = jumps;
+        /* past IDXTAB_MAX_RECORDS (below) these are never read */
+        nb.call_at[f] = (uint32_t)calls;
+        nb.jump_at[f] = (uint32_t)jumps;
         calls += b->recs[f].calls.n;
         jumps += b->recs[f].jumps.n;
     }
