@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "inline.h"
 #include "parts.h"
 #include "vec.h"
 
@@ -308,11 +309,13 @@ typedef struct numbering {
 } numbering;
 
 /* The pages of bytes [from, to) of array k, marked `state` (wanted ones only where free). */
-static inline void target_mark(numbering *nb, int k, size_t from, size_t to, int state) {
+ALWAYS_INLINE void target_mark(numbering *nb, int k, size_t from, size_t to, int state) {
     target *t = &nb->t[k];
     if (!t->base || from >= to) return;
     size_t pg = from >> nb->page_shift, last = (to - 1) >> nb->page_shift;
     if (state == PAGE_WANTED) {
+        /* most lists lie in one page, often one already wanted (within [lo, hi)) or written */
+        if (pg == last && t->state[pg] != PAGE_FREE) return;
         if (pg < t->lo) t->lo = pg;
         if (last + 1 > t->hi) t->hi = last + 1;
     }
@@ -321,7 +324,7 @@ static inline void target_mark(numbering *nb, int k, size_t from, size_t to, int
 }
 
 /* The pages of the arrays that the calls (jumps) of `owner` go to, marked `state`. */
-static void list_mark(numbering *nb, int kind, uint32_t owner, int state) {
+ALWAYS_INLINE void list_mark(numbering *nb, int kind, uint32_t owner, int state) {
     const fn_records *r = &nb->b->recs[owner];
     if (kind == REC_CALLS) {
         size_t at = nb->call_at[owner], w = nb->b->p->nraw;
@@ -366,7 +369,8 @@ static void number_list(void *ctx, int kind, uint32_t owner, const void *records
     if (live(nb, kind, owner, records)) number_copy(nb, kind, owner);
 }
 
-/* The walk on one thread: the lists are noted, and copied at the block's end. */
+/* The walk on one thread: the lists are noted, the pages they go to wanted, and they are
+ * copied at the block's end. */
 static void note_list(void *ctx, int kind, uint32_t owner, const void *records) {
     numbering *nb = ctx;
     if (!live(nb, kind, owner, records)) return;
@@ -377,6 +381,14 @@ static void note_list(void *ctx, int kind, uint32_t owner, const void *records) 
         return;
     }
     nb->found[nb->nfound++] = (found){owner, kind};
+    list_mark(nb, kind, owner, PAGE_WANTED);
+}
+
+/* The next page wanted in [pg, t->hi), or t->hi. */
+static inline size_t next_wanted(const target *t, size_t pg) {
+    if (pg >= t->hi) return t->hi;
+    const unsigned char *w = memchr(t->state + pg, PAGE_WANTED, t->hi - pg);
+    return w ? (size_t)(w - t->state) : t->hi;
 }
 
 /* Moves up to `have` pages from `mem` into runs of the pages of `t` wanted in [lo, hi): a run
@@ -384,11 +396,8 @@ static void note_list(void *ctx, int kind, uint32_t owner, const void *records) 
  * MIN_RUN pages. Returns the pages moved. */
 static size_t move_into(target *t, unsigned shift, char *mem, size_t have) {
     size_t moved = 0;
-    for (size_t pg = t->lo; pg < t->hi && have - moved >= MIN_RUN;) {
-        if (t->state[pg] != PAGE_WANTED) {
-            pg++;
-            continue;
-        }
+    for (size_t pg = next_wanted(t, t->lo); pg < t->hi && have - moved >= MIN_RUN;
+         pg = next_wanted(t, pg)) {
         size_t end = pg + 1, q = pg + 1;
         while (q < t->pages && q - end <= GAP && end - pg < have - moved) {
             if (t->state[q] == PAGE_WANTED)
@@ -412,17 +421,11 @@ static size_t move_into(target *t, unsigned shift, char *mem, size_t have) {
     return moved;
 }
 
-/* The end of a block's walk: the pages its lists go to are wanted, and the last block's pages
- * move into them. Returns the bytes of `prev` moved. */
+/* The end of a block's walk: the last block's pages move into the pages its lists go to.
+ * Returns the bytes of `prev` moved. */
 static size_t take_pages(void *ctx, char *prev, size_t bytes) {
     numbering *nb = ctx;
     size_t moved = 0;
-    for (int k = 0; k < TARGETS; k++) {
-        nb->t[k].lo = SIZE_MAX;
-        nb->t[k].hi = 0;
-    }
-    for (size_t i = 0; i < nb->nfound; i++)
-        list_mark(nb, nb->found[i].kind, nb->found[i].owner, PAGE_WANTED);
     if (prev) {
         size_t have = bytes >> nb->page_shift;
         for (int k = 0; k < TARGETS && have > moved; k++)
@@ -441,8 +444,10 @@ static void copy_found(void *ctx) {
     nb->nfound = 0;
     for (int k = 0; k < TARGETS; k++) {
         target *t = &nb->t[k];
-        for (size_t pg = t->lo; pg < t->hi; pg++)
-            if (t->state[pg] == PAGE_WANTED) t->state[pg] = PAGE_WRITTEN;
+        for (size_t pg = next_wanted(t, t->lo); pg < t->hi; pg = next_wanted(t, pg + 1))
+            t->state[pg] = PAGE_WRITTEN;
+        t->lo = SIZE_MAX;
+        t->hi = 0;
     }
 }
 
@@ -497,6 +502,7 @@ status build_number(builder *b, int threads) {
     numbering nb;
     memset(&nb, 0, sizeof nb);
     nb.b = b;
+    for (int k = 0; k < TARGETS; k++) nb.t[k].lo = SIZE_MAX;
     size_t n = b->nrecs ? b->nrecs : 1;
     nb.call_at = malloc(n * sizeof *nb.call_at);
     nb.jump_at = malloc(n * sizeof *nb.jump_at);
