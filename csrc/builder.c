@@ -40,8 +40,10 @@ static void drop_lists(builder *b) {
         free(b->recs[f].jumps.tab);
     }
     free(b->recs);
+    free(b->rec_of);
     b->recs = NULL;
-    b->nrecs = b->recs_cap = 0;
+    b->rec_of = NULL;
+    b->nrecs = b->recs_cap = b->rec_of_cap = 0;
 }
 
 /* The per-record state: the calls and jumps not yet numbered, which functions have blocks,
@@ -181,7 +183,7 @@ void build_defined(builder *b, uint32_t fn) {
         line_leave(&b->p->line_stores[b->block_fn]);
     b->block_fn = fn;
     /* a new block of the function: expect its calls and jumps in the order seen before */
-    if (fn < b->nrecs) fn_records_again(&b->recs[fn]);
+    if (fn < b->rec_of_cap && b->rec_of[fn]) fn_records_again(&b->recs[b->rec_of[fn] - 1]);
     /* and where its line records go, likely out of the cache since its last block (not when
      * other threads join streams: the stream is theirs to touch) */
     const line_store *s = &b->p->line_stores[fn];
@@ -240,12 +242,17 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
 
 /* The lists of function `fn` (every function before it gets empty ones). */
 static fn_records *records_of(builder *b, uint32_t fn) {
-    if (fn < b->nrecs) return &b->recs[fn];
-    size_t n = b->p->nfns > (size_t)fn + 1 ? b->p->nfns : (size_t)fn + 1;
-    if (VEC_RESERVE(b->recs, b->recs_cap, n)) return NULL;
-    memset(&b->recs[b->nrecs], 0, (n - b->nrecs) * sizeof *b->recs);
-    b->nrecs = n;
-    return &b->recs[fn];
+    if (fn < b->rec_of_cap && b->rec_of[fn]) return &b->recs[b->rec_of[fn] - 1];
+    if (fn >= b->rec_of_cap) {
+        size_t cap = b->rec_of_cap, n = b->p->nfns > (size_t)fn + 1 ? b->p->nfns : (size_t)fn + 1;
+        if (VEC_RESERVE(b->rec_of, b->rec_of_cap, n)) return NULL;
+        memset(b->rec_of + cap, 0, (b->rec_of_cap - cap) * sizeof *b->rec_of);
+    }
+    /* the first record of the function: lists of its own */
+    if (b->nrecs >= UINT32_MAX || VEC_RESERVE(b->recs, b->recs_cap, b->nrecs + 1)) return NULL;
+    memset(&b->recs[b->nrecs], 0, sizeof *b->recs);
+    b->rec_of[fn] = (uint32_t)++b->nrecs;
+    return &b->recs[b->nrecs - 1];
 }
 
 status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row_out) {
@@ -292,16 +299,16 @@ typedef struct target {
     size_t lo, hi;        /* the pages wanted lie in [lo, hi) */
 } target;
 
-/* A list found in the block being walked, copied at the block's end. */
+/* A list found in the block being walked (its slot in b->recs), copied at the block's end. */
 typedef struct found {
-    uint32_t owner;
+    uint32_t slot;
     int kind;
 } found;
 
 /* Where build_number puts what the walk of the pool finds. */
 typedef struct numbering {
     builder *b;
-    uint32_t *call_at, *jump_at; /* per function: where its first call (jump) goes */
+    uint32_t *call_at, *jump_at; /* per slot of b->recs: where its first call (jump) goes */
     target t[TARGETS];
     unsigned page_shift;
     found *found;
@@ -323,65 +330,72 @@ ALWAYS_INLINE void target_mark(numbering *nb, int k, size_t from, size_t to, int
         if (state == PAGE_WRITTEN || t->state[pg] == PAGE_FREE) t->state[pg] = (unsigned char)state;
 }
 
-/* The pages of the arrays that the calls (jumps) of `owner` go to, marked `state`. */
-ALWAYS_INLINE void list_mark(numbering *nb, int kind, uint32_t owner, int state) {
-    const fn_records *r = &nb->b->recs[owner];
+/* The pages of the arrays that the calls (jumps) of lists `slot` (of b->recs) go to, marked
+ * `state`. */
+ALWAYS_INLINE void list_mark(numbering *nb, int kind, uint32_t slot, int state) {
+    const fn_records *r = &nb->b->recs[slot];
     if (kind == REC_CALLS) {
-        size_t at = nb->call_at[owner], w = nb->b->p->nraw;
+        size_t at = nb->call_at[slot], w = nb->b->p->nraw;
         target_mark(nb, T_CALLS, at * sizeof(call_rec), (at + r->calls.n) * sizeof(call_rec),
                     state);
         target_mark(nb, T_COSTS, at * w * sizeof(cg_cost), (at + r->calls.n) * w * sizeof(cg_cost),
                     state);
     } else {
-        size_t at = nb->jump_at[owner];
+        size_t at = nb->jump_at[slot];
         target_mark(nb, T_JUMPS, at * sizeof(jump_rec), (at + r->jumps.n) * sizeof(jump_rec),
                     state);
     }
 }
 
-/* Copies the list of `owner` (REC_CALLS or REC_JUMPS) to its place. */
-static void number_copy(numbering *nb, int kind, uint32_t owner) {
+/* Copies list `slot` (REC_CALLS or REC_JUMPS) to its place. */
+static void number_copy(numbering *nb, int kind, uint32_t slot) {
     builder *b = nb->b;
     cg_profile *p = b->p;
     size_t w = p->nraw;
-    const fn_records *r = &b->recs[owner];
+    const fn_records *r = &b->recs[slot];
     if (kind == REC_CALLS) {
         const call_list *c = &r->calls;
-        size_t at = nb->call_at[owner];
+        size_t at = nb->call_at[slot];
         memcpy(p->calls + at, c->v, c->n * sizeof *c->v);
         memcpy(b->call_guessed + at, c->guessed, c->n);
         if (w) memcpy(costs_row(&p->call_costs, w, at), c->costs, c->n * w * sizeof(cg_cost));
     } else {
-        memcpy(p->jumps + nb->jump_at[owner], r->jumps.v, r->jumps.n * sizeof *r->jumps.v);
+        memcpy(p->jumps + nb->jump_at[slot], r->jumps.v, r->jumps.n * sizeof *r->jumps.v);
     }
 }
 
-/* The lists of a segment the walk finds: only a list's own segment (not one it left when it
- * grew) is copied. */
-static int live(const numbering *nb, int kind, uint32_t owner, const void *records) {
-    if (owner >= nb->b->nrecs) return 0;
-    const fn_records *r = &nb->b->recs[owner];
-    return kind == REC_CALLS ? r->calls.v == records : kind == REC_JUMPS && r->jumps.v == records;
+/* The lists of a segment the walk finds, slot + 1 in b->recs, or 0: only a list's own
+ * segment (not one it left when it grew) is copied. */
+static uint32_t live(const numbering *nb, int kind, uint32_t owner, const void *records) {
+    const builder *b = nb->b;
+    if (owner >= b->rec_of_cap || !b->rec_of[owner]) return 0;
+    uint32_t slot = b->rec_of[owner];
+    const fn_records *r = &b->recs[slot - 1];
+    return (kind == REC_CALLS ? r->calls.v == records : kind == REC_JUMPS && r->jumps.v == records)
+               ? slot
+               : 0;
 }
 
 static void number_list(void *ctx, int kind, uint32_t owner, const void *records) {
     numbering *nb = ctx;
-    if (live(nb, kind, owner, records)) number_copy(nb, kind, owner);
+    uint32_t slot = live(nb, kind, owner, records);
+    if (slot) number_copy(nb, kind, slot - 1);
 }
 
 /* The walk on one thread: the lists are noted, the pages they go to wanted, and they are
  * copied at the block's end. */
 static void note_list(void *ctx, int kind, uint32_t owner, const void *records) {
     numbering *nb = ctx;
-    if (!live(nb, kind, owner, records)) return;
+    uint32_t slot = live(nb, kind, owner, records);
+    if (!slot--) return;
     if (VEC_RESERVE(nb->found, nb->found_cap, nb->nfound + 1)) {
         /* copied now: nothing moves into its pages */
-        list_mark(nb, kind, owner, PAGE_WRITTEN);
-        number_copy(nb, kind, owner);
+        list_mark(nb, kind, slot, PAGE_WRITTEN);
+        number_copy(nb, kind, slot);
         return;
     }
-    nb->found[nb->nfound++] = (found){owner, kind};
-    list_mark(nb, kind, owner, PAGE_WANTED);
+    nb->found[nb->nfound++] = (found){slot, kind};
+    list_mark(nb, kind, slot, PAGE_WANTED);
 }
 
 /* The next page wanted in [pg, t->hi), or t->hi. */
@@ -440,7 +454,7 @@ static size_t take_pages(void *ctx, char *prev, size_t bytes) {
  * (wanted ones are always marked, as the first block's, with no block to move from). */
 static void copy_found(void *ctx) {
     numbering *nb = ctx;
-    for (size_t i = 0; i < nb->nfound; i++) number_copy(nb, nb->found[i].kind, nb->found[i].owner);
+    for (size_t i = 0; i < nb->nfound; i++) number_copy(nb, nb->found[i].kind, nb->found[i].slot);
     nb->nfound = 0;
     for (int k = 0; k < TARGETS; k++) {
         target *t = &nb->t[k];
@@ -509,12 +523,14 @@ status build_number(builder *b, int threads) {
     status rc = ST_NOMEM;
     if (!nb.call_at || !nb.jump_at) goto done;
     /* function by function: calls by caller, jumps by function, after any numbered before */
-    for (size_t f = 0; f < b->nrecs; f++) {
+    for (size_t f = 0; f < b->rec_of_cap; f++) {
+        if (!b->rec_of[f]) continue;
+        uint32_t slot = b->rec_of[f] - 1;
         /* past IDXTAB_MAX_RECORDS (below) these are never read */
-        nb.call_at[f] = (uint32_t)calls;
-        nb.jump_at[f] = (uint32_t)jumps;
-        calls += b->recs[f].calls.n;
-        jumps += b->recs[f].jumps.n;
+        nb.call_at[slot] = (uint32_t)calls;
+        nb.jump_at[slot] = (uint32_t)jumps;
+        calls += b->recs[slot].calls.n;
+        jumps += b->recs[slot].jumps.n;
     }
     if (calls > IDXTAB_MAX_RECORDS || jumps > IDXTAB_MAX_RECORDS) goto done;
     /* no function is added any more: its index goes before the arrays fill */

@@ -45,10 +45,13 @@ typedef struct builder {
      * latter once the records are numbered). */
     unsigned char *fn_defined, *call_guessed;
     size_t fn_defined_cap, call_guessed_cap;
-    /* While reading: each function's calls and jumps (fnrecs.h), [0, nrecs) of the functions
-     * (the others have none yet); build_number puts them into the model's arrays. */
+    /* While reading: the calls and jumps (fnrecs.h) of each function that has any, in the
+     * order they came first, rec_of[f] - 1 for function f ([0, rec_of_cap) of the functions;
+     * 0: none yet); build_number puts them into the model's arrays. */
     fn_records *recs;
     size_t nrecs, recs_cap;
+    uint32_t *rec_of;
+    size_t rec_of_cap;
     rec_pool pool; /* the lists' segments */
     /* sections */
     size_t section; /* the open section (always the last one), or CG_NONE */
