@@ -268,6 +268,8 @@ status build_jump(builder *b, const jump_rec *key) {
 }
 
 status build_take_records(builder *b, uint32_t fn, fn_records *from, rec_pool *from_pool) {
+    /* nothing to take: no lists made for the function */
+    if (!from->calls.n && !from->jumps.n) return ST_OK;
     fn_records *r = records_of(b, fn);
     if (!r) return ST_NOMEM;
     status c = call_list_take(&r->calls, &b->pool, &from->calls, from_pool, b->seed, b->p->nraw);
