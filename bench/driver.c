@@ -16,7 +16,10 @@
  *                         cores of its own, whatever else runs on the machine
  *   functions/calls/lines/jumps/sections/cycles/warnings N   of the last load
  *   total EVENT N         the last load's total of each raw event (one line per event)
- *   model_bytes N         bytes the last model holds in malloc (in use after minus before)
+ *   model_bytes N         bytes the last model holds: in malloc (in use after minus before),
+ *                         or as the capacities of its arrays count them (cg_profile_bytes)
+ *                         when that is more: a load on one thread maps its largest arrays on
+ *                         their own, outside malloc
  *   rss_delta_kb N        resident memory after the last load minus before it
  *   peak_rss_kb N         the process's peak resident memory (ru_maxrss)
  * Run it with REPEAT 1 to have the peak of a single load. The first warnings are printed as
@@ -195,7 +198,8 @@ int main(int argc, char **argv) {
         printf("total %s %lld\n", cg_event_name(p, ev), (long long)totals[ev]);
     for (size_t i = 0; i < cg_warning_count(p) && i < 5; i++)
         printf("warning %s\n", cg_warning(p, i));
-    printf("model_bytes %zu\n", heap_after - heap_before);
+    size_t model = heap_after - heap_before, counted = cg_profile_bytes(p);
+    printf("model_bytes %zu\n", counted > model ? counted : model);
     printf("rss_delta_kb %ld\n", rss_after - rss_before);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);

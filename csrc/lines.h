@@ -28,10 +28,11 @@
 
 typedef struct line_store {
     unsigned char *data;
-    size_t used, cap;  /* bytes */
-    size_t trimmed;    /* bytes when the spare room was last given back */
-    uint32_t count;    /* records in the stream */
-    uint32_t distinct; /* records after the last compaction */
+    uint32_t used, cap; /* bytes: at most UINT32_MAX (more is out of memory, as are more
+                         * records), so that a function's header takes 56 bytes, not 72 */
+    uint32_t trimmed;   /* bytes when the spare room was last given back */
+    uint32_t count;     /* records in the stream */
+    uint32_t distinct;  /* records after the last compaction */
     uint32_t last_file;
     uint32_t runs; /* strictly increasing runs of (address, line) since the last compaction,
                     * whose output counts as one: 1 while sorted */
@@ -77,7 +78,7 @@ ALWAYS_INLINE void line_encode(line_store *s, uint32_t file, uint64_t line, uint
     p = put_varint(p, zigzag(addr - s->last_addr));
     p = put_varint(p, zigzag(line - s->last_line));
     for (size_t i = 0; i < n; i++) p = put_varint(p, zigzag((uint64_t)costs[i]));
-    s->used += (size_t)(p - start);
+    s->used += (uint32_t)(p - start);
     s->last_file = file;
     s->last_line = line;
     s->last_addr = addr;
@@ -123,7 +124,8 @@ void line_give_back(line_store *s);
 static inline void line_leave(line_store *s) {
     /* less room than this is not worth a realloc */
     enum { MIN_TRIM = 64 };
-    if (s->cap - s->used >= MIN_TRIM && s->used >= s->trimmed + s->trimmed / 2) line_give_back(s);
+    if (s->cap - s->used >= MIN_TRIM && s->used >= s->trimmed + (uint64_t)s->trimmed / 2)
+        line_give_back(s);
 }
 /* Brings a stream to its final form (sorted, each position once, no spare room). */
 status line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch);
