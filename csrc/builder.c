@@ -240,9 +240,8 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
 
 /* ---- calls and jumps ---- */
 
-/* The lists of function `fn` (every function before it gets empty ones). */
-static fn_records *records_of(builder *b, uint32_t fn) {
-    if (fn < b->rec_of_cap && b->rec_of[fn]) return &b->recs[b->rec_of[fn] - 1];
+/* New lists for function `fn`, which has none; NULL when out of memory. */
+static __attribute__((noinline)) fn_records *records_new(builder *b, uint32_t fn) {
     if (fn >= b->rec_of_cap) {
         size_t cap = b->rec_of_cap, n = b->p->nfns > (size_t)fn + 1 ? b->p->nfns : (size_t)fn + 1;
         if (VEC_RESERVE(b->rec_of, b->rec_of_cap, n)) return NULL;
@@ -253,6 +252,14 @@ static fn_records *records_of(builder *b, uint32_t fn) {
     memset(&b->recs[b->nrecs], 0, sizeof *b->recs);
     b->rec_of[fn] = (uint32_t)++b->nrecs;
     return &b->recs[b->nrecs - 1];
+}
+
+/* The lists of function `fn`. Inline, apart from making new ones: the builder asks at every
+ * call and jump of the input. */
+static inline fn_records *records_of(builder *b, uint32_t fn) {
+    uint32_t slot;
+    if (fn < b->rec_of_cap && (slot = b->rec_of[fn])) return &b->recs[slot - 1];
+    return records_new(b, fn);
 }
 
 status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row_out) {

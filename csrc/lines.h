@@ -29,7 +29,7 @@
 typedef struct line_store {
     unsigned char *data;
     uint32_t used, cap; /* bytes: at most UINT32_MAX (more is out of memory, as are more
-                         * records), so that a function's header takes 56 bytes, not 72 */
+                         * records), so that a function's header takes 64 bytes, not 72 */
     uint32_t trimmed;   /* bytes when the spare room was last given back */
     uint32_t count;     /* records in the stream */
     uint32_t distinct;  /* records after the last compaction */
@@ -40,6 +40,9 @@ typedef struct line_store {
                                * below) */
     unsigned char sums_most;  /* its last compaction summed most of its records */
     uint64_t last_line, last_addr;
+    /* to 64 bytes: the builder finds a function's header at every record, by a shift for 64
+     * bytes, where 56 take one instruction more (4.6 million on gcc's profile) */
+    uint64_t unused;
 } line_store;
 
 /* Scratch space for compactions, reused from one to the next. */
