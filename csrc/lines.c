@@ -28,12 +28,10 @@ void line_scratch_free(line_scratch *scratch) {
  * spare room goes back when the loader moves on, so growing fast costs memory only briefly. */
 status line_reserve(line_store *s, size_t need) {
     if (s->cap - s->used >= need) return ST_OK;
-    /* a stream holds at most UINT32_MAX bytes */
-    if (need > UINT32_MAX - s->used) return ST_NOMEM;
-    size_t cap = s->cap < FAST_GROWTH ? 2 * (size_t)s->cap : s->cap + (size_t)s->cap / 2;
+    if (need > SIZE_MAX / 2 - s->used) return ST_NOMEM;
+    size_t cap = s->cap < FAST_GROWTH ? 2 * s->cap : s->cap + s->cap / 2;
     if (cap < MIN_BYTES) cap = MIN_BYTES;
     if (cap < s->used + need) cap = s->used + need;
-    if (cap > UINT32_MAX) cap = UINT32_MAX;
     unsigned char *data;
     if (cap <= SMALL_BYTES && s->data) {
         /* small blocks come from the thread's own cache without a lock, where a realloc locks
@@ -46,7 +44,7 @@ status line_reserve(line_store *s, size_t need) {
         return ST_NOMEM;
     }
     s->data = data;
-    s->cap = (uint32_t)cap;
+    s->cap = cap;
     return ST_OK;
 }
 
@@ -390,7 +388,7 @@ ALWAYS_INLINE status put_merged(const line_store *s, decoded *d, size_t len, siz
             size_t bytes = d->offsets[j + m] - d->offsets[j];
             if (line_reserve(out, bytes)) return ST_NOMEM;
             memcpy(out->data + out->used, s->data + d->offsets[j], bytes);
-            out->used += (uint32_t)bytes;
+            out->used += bytes;
             out->count += (uint32_t)m;
             const key *last = &d->keys[j + m - 1];
             out->last_file = last->file;
@@ -533,7 +531,7 @@ status line_compact(line_store *s, const strtab *strings, size_t nraw, line_scra
 
 void line_give_back(line_store *s) {
     trim(s);
-    s->trimmed = s->used;
+    s->trimmed = s->used < UINT32_MAX ? (uint32_t)s->used : UINT32_MAX;
 }
 
 status line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
@@ -579,7 +577,7 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
     uint32_t count = s->count;
     line_encode(s, r.file, r.line, r.addr, row, k); /* counts the run the first record opens */
     memcpy(s->data + s->used, from->data + r.pos, rest);
-    s->used += (uint32_t)rest;
+    s->used += rest;
     s->count = count + from->count;
     s->runs += from->runs - 1; /* the runs after the first record's, as they were in `from` */
     if (in_order) {

@@ -28,11 +28,13 @@
 
 typedef struct line_store {
     unsigned char *data;
-    uint32_t used, cap; /* bytes: at most UINT32_MAX (more is out of memory, as are more
-                         * records), so that a function's header takes 64 bytes, not 72 */
-    uint32_t trimmed;   /* bytes when the spare room was last given back */
-    uint32_t count;     /* records in the stream */
-    uint32_t distinct;  /* records after the last compaction */
+    size_t used, cap; /* bytes */
+    /* bytes when the spare room was last given back (at most UINT32_MAX: a larger stream is
+     * trimmed whenever it is left, which costs it nothing more than a realloc), in 32 bits so
+     * that a function's header takes 64 bytes, not 72 */
+    uint32_t trimmed;
+    uint32_t count;    /* records in the stream */
+    uint32_t distinct; /* records after the last compaction */
     uint32_t last_file;
     uint32_t runs; /* strictly increasing runs of (address, line) since the last compaction,
                     * whose output counts as one: 1 while sorted */
@@ -40,9 +42,6 @@ typedef struct line_store {
                                * below) */
     unsigned char sums_most;  /* its last compaction summed most of its records */
     uint64_t last_line, last_addr;
-    /* to 64 bytes: the builder finds a function's header at every record, by a shift for 64
-     * bytes, where 56 take one instruction more (4.6 million on gcc's profile) */
-    uint64_t unused;
 } line_store;
 
 /* Scratch space for compactions, reused from one to the next. */
@@ -81,7 +80,7 @@ ALWAYS_INLINE void line_encode(line_store *s, uint32_t file, uint64_t line, uint
     p = put_varint(p, zigzag(addr - s->last_addr));
     p = put_varint(p, zigzag(line - s->last_line));
     for (size_t i = 0; i < n; i++) p = put_varint(p, zigzag((uint64_t)costs[i]));
-    s->used += (uint32_t)(p - start);
+    s->used += (size_t)(p - start);
     s->last_file = file;
     s->last_line = line;
     s->last_addr = addr;
@@ -127,7 +126,7 @@ void line_give_back(line_store *s);
 static inline void line_leave(line_store *s) {
     /* less room than this is not worth a realloc */
     enum { MIN_TRIM = 64 };
-    if (s->cap - s->used >= MIN_TRIM && s->used >= s->trimmed + (uint64_t)s->trimmed / 2)
+    if (s->cap - s->used >= MIN_TRIM && s->used >= s->trimmed + (size_t)s->trimmed / 2)
         line_give_back(s);
 }
 /* Brings a stream to its final form (sorted, each position once, no spare room). */
