@@ -44,6 +44,7 @@ static void drop_lists(builder *b) {
     b->recs = NULL;
     b->rec_of = NULL;
     b->nrecs = b->recs_cap = b->rec_of_cap = 0;
+    b->block_rec = 0;
 }
 
 /* The per-record state: the calls and jumps not yet numbered, which functions have blocks,
@@ -182,8 +183,9 @@ void build_defined(builder *b, uint32_t fn) {
     if (b->block_fn != NO_INDEX && b->block_fn != fn && !b->streams_elsewhere)
         line_leave(&b->p->line_stores[b->block_fn]);
     b->block_fn = fn;
+    b->block_rec = fn < b->rec_of_cap ? b->rec_of[fn] : 0;
     /* a new block of the function: expect its calls and jumps in the order seen before */
-    if (fn < b->rec_of_cap && b->rec_of[fn]) fn_records_again(&b->recs[b->rec_of[fn] - 1]);
+    if (b->block_rec) fn_records_again(&b->recs[b->block_rec - 1]);
     /* and where its line records go, likely out of the cache since its last block (not when
      * other threads join streams: the stream is theirs to touch) */
     const line_store *s = &b->p->line_stores[fn];
@@ -251,6 +253,7 @@ static __attribute__((noinline)) fn_records *records_new(builder *b, uint32_t fn
     if (b->nrecs >= UINT32_MAX || VEC_RESERVE(b->recs, b->recs_cap, b->nrecs + 1)) return NULL;
     memset(&b->recs[b->nrecs], 0, sizeof *b->recs);
     b->rec_of[fn] = (uint32_t)++b->nrecs;
+    if (fn == b->block_fn) b->block_rec = b->rec_of[fn];
     return &b->recs[b->nrecs - 1];
 }
 
@@ -258,6 +261,7 @@ static __attribute__((noinline)) fn_records *records_new(builder *b, uint32_t fn
  * call and jump of the input. */
 static inline fn_records *records_of(builder *b, uint32_t fn) {
     uint32_t slot;
+    if (fn == b->block_fn && b->block_rec) return &b->recs[b->block_rec - 1];
     if (fn < b->rec_of_cap && (slot = b->rec_of[fn])) return &b->recs[slot - 1];
     return records_new(b, fn);
 }
@@ -320,6 +324,12 @@ typedef struct numbering {
     uint32_t *call_at, *jump_at; /* per slot of b->recs: where its first call (jump) goes */
     target t[TARGETS];
     unsigned page_shift;
+    /* Pages are moved while at least a quarter of the first blocks' pages find a place: where
+     * the lists lie in the blocks in no order of their functions (instr-100: 50 pages of 3,456
+     * moved) the two passes cost more than the faults they save, and the lists are copied at
+     * once instead. */
+    int moving;
+    size_t offered, moved, blocks_offered;
     found *found;
     size_t nfound, found_cap;
 } numbering;
@@ -397,6 +407,10 @@ static void note_list(void *ctx, int kind, uint32_t owner, const void *records) 
     numbering *nb = ctx;
     uint32_t slot = live(nb, kind, owner, records);
     if (!slot--) return;
+    if (!nb->moving) {
+        number_copy(nb, kind, slot);
+        return;
+    }
     if (VEC_RESERVE(nb->found, nb->found_cap, nb->nfound + 1)) {
         /* copied now: nothing moves into its pages */
         list_mark(nb, kind, slot, PAGE_WRITTEN);
@@ -447,14 +461,22 @@ static size_t move_into(target *t, unsigned shift, char *mem, size_t have) {
 /* The end of a block's walk: the last block's pages move into the pages its lists go to.
  * Returns the bytes of `prev` moved. */
 static size_t take_pages(void *ctx, char *prev, size_t bytes) {
+    enum { TRIAL_BLOCKS = 4 };
     numbering *nb = ctx;
     size_t moved = 0;
-    if (prev) {
+    if (prev && nb->moving) {
         size_t have = bytes >> nb->page_shift;
         for (int k = 0; k < TARGETS && have > moved; k++)
             if (nb->t[k].base)
                 moved += move_into(&nb->t[k], nb->page_shift, prev + (moved << nb->page_shift),
                                    have - moved);
+        nb->offered += have;
+        nb->moved += moved;
+        if (++nb->blocks_offered >= TRIAL_BLOCKS && nb->moved * 4 < nb->offered) {
+            /* the block's lists, noted, are still copied; the next ones at once */
+            nb->moving = 0;
+            return moved << nb->page_shift | REC_TAKE_LAST;
+        }
     }
     return moved << nb->page_shift;
 }
@@ -565,7 +587,8 @@ status build_number(builder *b, int threads) {
     /* the pool's blocks in order, each given back once its lists are copied (or its pages
      * moved into the arrays), so that the records are not held twice; the lists go to places
      * known ahead, so threads copy disjoint ranges of blocks at once */
-    if (nb.t[T_CALLS].base || nb.t[T_COSTS].base || nb.t[T_JUMPS].base)
+    nb.moving = nb.t[T_CALLS].base || nb.t[T_COSTS].base || nb.t[T_JUMPS].base;
+    if (nb.moving)
         rec_pool_drain_reuse(&b->pool, note_list, take_pages, copy_found, &nb);
     else
         parts_run(d.parts, drain_part, &d);

@@ -52,7 +52,9 @@ typedef struct builder {
     size_t nrecs, recs_cap;
     uint32_t *rec_of;
     size_t rec_of_cap;
-    rec_pool pool; /* the lists' segments */
+    uint32_t block_rec; /* rec_of[block_fn] when known, else 0: the calls and jumps read are
+                         * nearly all the block function's, found without a load of rec_of */
+    rec_pool pool;      /* the lists' segments */
     /* sections */
     size_t section; /* the open section (always the last one), or CG_NONE */
     section_choice choice;

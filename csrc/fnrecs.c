@@ -205,6 +205,8 @@ void rec_pool_drain_reuse(rec_pool *pool, rec_visit_fn note, rec_take_fn take,
         if (i < pool->nblocks) visit_block(pool, i, note, ctx);
         int mapped = prev && prev_size >= MAPPED_BLOCK;
         size_t taken = take(ctx, mapped ? prev : NULL, mapped ? prev_size : 0);
+        int last = (taken & REC_TAKE_LAST) != 0;
+        taken &= ~(size_t)REC_TAKE_LAST;
         if (taken && taken < prev_size)
             block_put_tail(prev + taken, prev_size - taken);
         else if (!taken && prev)
@@ -215,6 +217,12 @@ void rec_pool_drain_reuse(rec_pool *pool, rec_visit_fn note, rec_take_fn take,
             prev = pool->blocks[i].mem;
             prev_size = pool->blocks[i].size;
             pool->blocks[i].mem = NULL;
+        }
+        if (last) {
+            if (prev) block_put(prev, prev_size);
+            rec_pool_drain_blocks(pool, i + 1 < pool->nblocks ? i + 1 : pool->nblocks,
+                                  pool->nblocks, note, ctx);
+            return;
         }
     }
 }
