@@ -1078,9 +1078,11 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
     sp->ps = ps;
     sp->piece_size = piece_size ? piece_size : DEFAULT_PIECE;
     if (workers > MAX_WORKERS) workers = MAX_WORKERS;
-    /* enough pieces in flight that the workers find one while the calling thread parses one,
-     * and no more than a few beyond one per worker (each holds its text and local records) */
-    sp->max_queued = (size_t)workers + 5;
+    /* enough pieces in flight that the workers find one while the calling thread parses one or
+     * reads and inflates a chunk (2 MiB, 16 pieces: with 5 beyond the workers a gzip load's
+     * worker waited for a fifth of the load), and not many more (each holds its text and
+     * local records) */
+    sp->max_queued = (size_t)workers + 11;
     sp->scratch.seed = ps->b->seed;
     sp->defer = ps->site.defer;
     sp->defer_ctx = ps->site.defer_ctx;
