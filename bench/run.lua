@@ -688,9 +688,23 @@ local function targets(entries)
   else
     add("two threads: load ≥ 1.7× as fast as one, files of 100 MB and more", nil)
   end
+  -- gzip against plain: among the two-thread targets of the issue, judged on the default load
+  -- (as the speed-up over callgrind_annotate), one thread's beside it
   local plain, gz = e["instr 100 MB"], e["instr 100 MB .gz"]
-  add("gzip input ≥ 0.9× as fast as plain, instr 100 MB", plain and gz and plain.c.median / gz.c.median >= 0.9,
-    plain and gz and (fmt_n(plain.c.median / gz.c.median, 2) .. "×"))
+  if plain and gz then
+    local one = plain.c.median / gz.c.median
+    local tp, tg = plain.threaded[DEFAULT_THREADS], gz.threaded[DEFAULT_THREADS]
+    if DEFAULT_THREADS > 1 and tp and tg then
+      local ratio = tp.median / tg.median
+      add("gzip input ≥ 0.9× as fast as plain, instr 100 MB", ratio >= 0.9,
+        ("%s× (%d threads, the default here; one thread %s×)"):format(fmt_n(ratio, 2), DEFAULT_THREADS,
+          fmt_n(one, 2)))
+    else
+      add("gzip input ≥ 0.9× as fast as plain, instr 100 MB", one >= 0.9, fmt_n(one, 2) .. "×")
+    end
+  else
+    add("gzip input ≥ 0.9× as fast as plain, instr 100 MB", nil)
+  end
   for _, kind in ipairs { "instr", "single" } do
     local small, big = e[kind .. " 100 MB"], e[kind .. " 1 GB"]
     local ratio = small and big and big.c.median / small.c.median
