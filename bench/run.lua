@@ -38,6 +38,11 @@ local DEFAULT_THREADS = (function()
   return math.min(n or 1, 8)
 end)()
 
+-- An entry's load with the default threads when the bench measured it (nil on one core).
+local function default_load(x)
+  return DEFAULT_THREADS > 1 and x.threaded[DEFAULT_THREADS] or nil
+end
+
 local THREADS = {}
 for n in (os.getenv("BENCH_THREADS") or "2"):gmatch("%d+") do
   if tonumber(n) > 1 then table.insert(THREADS, tonumber(n)) end
@@ -591,7 +596,7 @@ local function lua_table(entries)
     if e.ca then
       ca = fmt_s(e.ca_seconds)
       speedup = over_ca(e, e.c.median)
-      local t = DEFAULT_THREADS > 1 and e.threaded[DEFAULT_THREADS]
+      local t = default_load(e)
       default = t and over_ca(e, t.median) or speedup
     end
     table.insert(rows, {
@@ -627,15 +632,13 @@ end
 -- when the bench measured that many), with one thread's beside it.
 local function ca_speedup(x, times)
   if not x or not x.ca_seconds then return nil end
-  local one = over_ca(x, x.c.median)
-  local t = DEFAULT_THREADS > 1 and x.threaded[DEFAULT_THREADS]
-  if not t then
-    local figure, ratio = over_ca(x, x.c.median)
-    return ratio and ratio >= times, figure
+  local t = default_load(x)
+  local figure, ratio = over_ca(x, t and t.median or x.c.median)
+  if t then
+    figure = ("%s (%d threads, the default here; one thread %s)"):format(figure, DEFAULT_THREADS,
+      (over_ca(x, x.c.median)))
   end
-  local figure, ratio = over_ca(x, t.median)
-  return ratio and ratio >= times,
-    ("%s (%d threads, the default here; one thread %s)"):format(figure, DEFAULT_THREADS, one)
+  return ratio and ratio >= times, figure
 end
 
 -- The entry of `kinds` with the highest value of `key`.
@@ -693,8 +696,8 @@ local function targets(entries)
   local plain, gz = e["instr 100 MB"], e["instr 100 MB .gz"]
   if plain and gz then
     local one = plain.c.median / gz.c.median
-    local tp, tg = plain.threaded[DEFAULT_THREADS], gz.threaded[DEFAULT_THREADS]
-    if DEFAULT_THREADS > 1 and tp and tg then
+    local tp, tg = default_load(plain), default_load(gz)
+    if tp and tg then
       local ratio = tp.median / tg.median
       add("gzip input ≥ 0.9× as fast as plain, instr 100 MB", ratio >= 0.9,
         ("%s× (%d threads, the default here; one thread %s×)"):format(fmt_n(ratio, 2), DEFAULT_THREADS,
