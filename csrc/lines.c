@@ -487,9 +487,11 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
     /* Costs decoded only for the records summed or written again, when they are many: most
      * records are then copied as bytes (callgrind's blocks meet at a few positions), unless
      * the stream's last compaction summed most of its records (a function that comes back
-     * block after block), whose costs are better decoded in one pass. */
+     * block after block), whose costs are better decoded in one pass; a stream compacted the
+     * first time goes by the last compaction on this thread. */
     enum { LAZY_EVENTS = 4 };
-    int lazy = nraw >= LAZY_EVENTS && !s->sums_most;
+    int most = s->sums ? s->sums == LINE_SUMS_MOST : scratch->sums_most;
+    int lazy = nraw >= LAZY_EVENTS && !most;
     line_store out;
     memset(&out, 0, sizeof out);
     size_t slots = hash_slots(s->count);
@@ -521,7 +523,8 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
     s->distinct = s->count;
     s->runs = s->count ? 1 : 0; /* sorted, ties included */
     s->ties_by_id = !strings && has_ties(&d, len);
-    s->sums_most = 2 * (d.n - len) > d.n;
+    scratch->sums_most = 2 * (d.n - len) > d.n;
+    s->sums = scratch->sums_most ? LINE_SUMS_MOST : LINE_SUMS_FEW;
     return ST_OK;
 }
 

@@ -40,15 +40,23 @@ typedef struct line_store {
                     * whose output counts as one: 1 while sorted */
     unsigned char ties_by_id; /* compacted with records at one position in file id order (see
                                * below) */
-    unsigned char sums_most;  /* its last compaction summed most of its records */
+    unsigned char sums;       /* what its last compaction summed: LINE_SUMS_* */
     uint64_t last_line, last_addr;
 } line_store;
+
+/* What a stream's last compaction summed (line_store.sums): none yet, few of its records
+ * (callgrind's blocks meeting at a position or two), most of them (a function that comes back
+ * block after block). */
+enum { LINE_SUMS_UNKNOWN, LINE_SUMS_FEW, LINE_SUMS_MOST };
 
 /* Scratch space for compactions, reused from one to the next. */
 typedef struct line_scratch {
     void *mem;
     size_t cap;
     uint64_t seed; /* of the hash table that sums streams of many runs */
+    int sums_most; /* the last compaction made with it summed most of its records: the guess
+                    * for a stream compacted the first time (a split load's pieces make new
+                    * streams for functions the model has seen) */
 } line_scratch;
 
 /* ---- appending: inline, since the builder appends once per line record of the input ---- */

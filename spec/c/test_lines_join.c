@@ -15,7 +15,7 @@ typedef struct rec {
     cg_cost costs[NRAW];
 } rec;
 
-static line_scratch scratch = {NULL, 0, 99};
+static line_scratch scratch = {NULL, 0, 99, 0};
 
 /* The records [from, to) appended to an empty stream, strings not read (as a worker does). */
 static line_store piece(const rec *r, size_t from, size_t to) {
