@@ -63,15 +63,24 @@ static void trim(line_store *s) {
     s->cap = s->used;
 }
 
+/* A record's header byte at `p`: its number of costs into *n, whether its file follows into
+ * *new_file. Returns the byte after the header (and the count, when it did not fit). */
+ALWAYS_INLINE const unsigned char *decode_header(const unsigned char *p, uint64_t *n,
+                                                 int *new_file) {
+    unsigned header = *p++;
+    *new_file = header & 1;
+    *n = header >> 1;
+    return *n == K_ESCAPE ? get_varint(p, n) : p;
+}
+
 /* The record at `p` up to its costs, against the one before it (file, line and address as that
  * one left them): its number of costs into *n. Returns the byte of its first cost. */
 ALWAYS_INLINE const unsigned char *decode_head(const unsigned char *p, uint64_t *n, uint32_t *file,
                                                uint64_t *line, uint64_t *addr) {
-    unsigned header = *p++;
     uint64_t v;
-    *n = header >> 1;
-    if (*n == K_ESCAPE) p = get_varint(p, n);
-    if (header & 1) {
+    int new_file;
+    p = decode_header(p, n, &new_file);
+    if (new_file) {
         p = get_varint(p, &v);
         *file = (uint32_t)v;
     }
@@ -139,10 +148,10 @@ int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t fi
     int one = 1;
     span->count = s->count;
     for (uint32_t k = 0; k < s->count; k++) {
-        unsigned header = *p++;
-        uint64_t n = header >> 1;
-        if (n == K_ESCAPE) p = get_varint(p, &n);
-        if (header & 1) {
+        uint64_t n;
+        int new_file;
+        p = decode_header(p, &n, &new_file);
+        if (new_file) {
             p = get_varint(p, &v);
             file = (uint32_t)v;
         }
@@ -285,10 +294,10 @@ ALWAYS_INLINE cg_cost *costs_of(decoded *d, size_t i, size_t nraw, int lazy) {
     cg_cost *row = d->costs + i * (nraw ? nraw : 1); /* d->width, a constant in the copies */
     if (!lazy || d->summed[i]) return row;
     const unsigned char *p = d->data + d->offsets[i];
-    unsigned header = *p++;
-    uint64_t n = header >> 1;
-    if (n == K_ESCAPE) p = get_varint(p, &n);
-    p = skip_varints(p, (header & 1) + 2u); /* file, address and line steps */
+    uint64_t n;
+    int new_file;
+    p = decode_header(p, &n, &new_file);
+    p = skip_varints(p, (uint64_t)new_file + 2); /* file, address and line steps */
     decode_costs(p, n, row, nraw);
     d->summed[i] = COSTS_READ;
     return row;
