@@ -579,8 +579,9 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
     line_reader r;
     line_reader_init(&r, from);
     line_reader_next(&r, row, nraw);
-    int in_order = s->runs == 1 && from->runs == 1 &&
-                   (r.addr > s->last_addr || (r.addr == s->last_addr && r.line > s->last_line));
+    /* the first record goes on this stream's last run */
+    int joins = s->runs == 1 &&
+                (r.addr > s->last_addr || (r.addr == s->last_addr && r.line > s->last_line));
     size_t k = nraw;
     while (k && row[k - 1] == 0) k--;
     size_t rest = from->used - r.pos;
@@ -592,9 +593,13 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
     s->used += rest;
     s->count = count + from->count;
     s->runs += from->runs - 1; /* the runs after the first record's, as they were in `from` */
-    if (in_order) {
+    if (joins && from->runs == 1) {
         s->distinct += from->distinct;
         s->ties_by_id |= from->ties_by_id;
+    } else if (joins) {
+        /* known distinct, as line_encode counts them: this stream and the first run of `from`
+         * (or what its last compaction wrote) */
+        s->distinct = count + from->distinct;
     }
     s->last_file = from->last_file;
     s->last_line = from->last_line;

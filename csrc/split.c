@@ -419,8 +419,13 @@ static int merge_streams(splitter *sp, piece *pc, line_scratch *scratch, cg_cost
         if (!pb->stores[i].count) continue; /* a function with calls or jumps only */
         pthread_mutex_t *mu = &sp->shards[fn % SHARDS];
         pthread_mutex_lock(mu);
-        line_store *s = &p->line_stores[fn];
-        rc = line_append_stream(s, &pb->stores[i], NULL, pc->nraw, scratch, row) != ST_OK;
+        line_store *s = &p->line_stores[fn], *from = &pb->stores[i];
+        /* A function's first stream out of order is compacted here, while it is in this
+         * thread's cache (callgrind writes most functions in one block); a later one is joined
+         * as it is, to be compacted with the model's records (a function that comes back block
+         * after block would otherwise be compacted twice). */
+        if (!s->count && from->runs > 1) rc = line_finish(from, NULL, pc->nraw, scratch) != ST_OK;
+        if (!rc) rc = line_append_stream(s, from, NULL, pc->nraw, scratch, row) != ST_OK;
         if (!rc) line_leave(s);
         pthread_mutex_unlock(mu);
     }
@@ -467,11 +472,6 @@ static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
     /* a segment ends at a line end: a chunk's lines are whole, and pieces begin at a line */
     for (size_t i = 0; !rc && i < pc->nsegs; i++)
         rc = parse_lines(&w, pc->segs[i].text, pc->segs[i].len, &err);
-    /* streams out of order are compacted here rather than in the stitch */
-    for (size_t i = 0; !rc && i < pc->build.nfns; i++) {
-        line_store *s = &pc->build.stores[i];
-        if (s->runs > 1 && line_finish(s, NULL, pc->nraw, scratch)) rc = -1;
-    }
     if (!rc && !w.failed && merge_streams(sp, pc, scratch, row)) rc = -1;
     pc->faulty = rc != 0 || w.failed || w.names_left != 0;
     pc->end = w.st;
