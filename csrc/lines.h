@@ -105,14 +105,20 @@ status line_compact(line_store *s, const strtab *strings, size_t nraw, line_scra
  * and line by file id, and line_finish orders them by file name (only when there are any: a
  * stream with no two records at one address and line is final). Sums, the times a compaction
  * runs and the final stream are the same either way. */
-ALWAYS_INLINE status append_costs(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
-                                  const cg_cost *costs, size_t n, const strtab *strings,
-                                  size_t nraw, line_scratch *scratch) {
+/* Appends a record without compacting the stream. */
+ALWAYS_INLINE status append_record(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
+                                   const cg_cost *costs, size_t n) {
     while (n && costs[n - 1] == 0) n--;
     if (s->cap - s->used < line_worst_case(n) && line_reserve(s, line_worst_case(n)))
         return ST_NOMEM;
     if (s->count == UINT32_MAX) return ST_NOMEM;
     line_encode(s, file, line, addr, costs, n);
+    return ST_OK;
+}
+ALWAYS_INLINE status append_costs(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
+                                  const cg_cost *costs, size_t n, const strtab *strings,
+                                  size_t nraw, line_scratch *scratch) {
+    if (append_record(s, file, line, addr, costs, n)) return ST_NOMEM;
     /* out of order: duplicates may pile up (Xdebug repeats a function for every call) */
     if (s->runs > 1 && s->count >= 4 * (uint64_t)s->distinct + 256)
         return line_compact(s, strings, nraw, scratch);
@@ -124,6 +130,13 @@ ALWAYS_INLINE status line_append(line_store *s, uint32_t file, uint64_t line, ui
     /* one cost (valgrind's default Ir) by a copy made for it, the count a constant */
     if (n == 1) return append_costs(s, file, line, addr, costs, 1, strings, nraw, scratch);
     return append_costs(s, file, line, addr, costs, n, strings, nraw, scratch);
+}
+/* line_append without compaction, for a split load's pieces: their streams are as small as
+ * their text, and compacted when joined to the model's (line_append_stream). */
+ALWAYS_INLINE status line_append_uncompacted(line_store *s, uint32_t file, uint64_t line,
+                                             uint64_t addr, const cg_cost *costs, size_t n) {
+    if (n == 1) return append_record(s, file, line, addr, costs, 1);
+    return append_record(s, file, line, addr, costs, n);
 }
 /* The loader moves on to another function's records: the stream gives back its spare room
  * (callgrind writes most functions in one block, so most streams are complete then), unless it

@@ -143,9 +143,7 @@ int local_line(piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint6
     cg_cost *self = &pb->self[(size_t)slot * width];
     if (n == 1 ? __builtin_add_overflow(self[0], costs[0], &self[0]) : row_add(self, costs, n))
         return -1;
-    return line_append(&pb->stores[slot], file, line, addr, costs, n, NULL, pb->nraw, pb->scratch)
-               ? -1
-               : 0;
+    return line_append_uncompacted(&pb->stores[slot], file, line, addr, costs, n) ? -1 : 0;
 }
 
 static inline const call_rec *call_at(const piece_build *pb, uint64_t e) {
