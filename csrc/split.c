@@ -30,7 +30,6 @@ enum {
 
 typedef struct piece_build {
     size_t nraw;
-    line_scratch *scratch;
     /* functions: global index -> local slot (open addressing, slot + 1, 0 = free) */
     uint32_t *fkeys, *fvals;
     size_t fcap;
@@ -463,7 +462,6 @@ static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
     w.names_left = pc->names.n;
     pc->build.nraw = pc->nraw;
     pc->build.seed = main->b->seed;
-    pc->build.scratch = scratch;
     pc->build.last_fn = NO_INDEX;
     w.local = &pc->build;
     int rc = 0;
