@@ -60,6 +60,17 @@ static void drop_functions(piece_build *pb, int keep_blocks) {
     pb->nfns = 0;
 }
 
+/* Empties a piece used again, on the thread that parses it: its tables are then in that
+ * core's cache rather than in the calling thread's, from which every line the worker
+ * touched would have to come. */
+static void build_reset(piece_build *pb) {
+    drop_functions(pb, 1);
+    pb->ncalls = pb->njumps = 0;
+    if (pb->ctab) memset(pb->ctab, 0, pb->ctab_cap * sizeof *pb->ctab);
+    if (pb->jtab) memset(pb->jtab, 0, pb->jtab_cap * sizeof *pb->jtab);
+    if (pb->fkeys) memset(pb->fkeys, 0, pb->fcap * sizeof *pb->fkeys);
+}
+
 static void build_free(piece_build *pb) {
     drop_functions(pb, 0);
     free(pb->ctab);
@@ -460,6 +471,7 @@ static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
         for (int k = 0; k < COL_COUNT; k++) w.st.last[k] = 0, w.st.has_last[k] = 0;
     w.names_in = pc->names.v;
     w.names_left = pc->names.n;
+    build_reset(&pc->build);
     pc->build.nraw = pc->nraw;
     pc->build.seed = main->b->seed;
     pc->build.last_fn = NO_INDEX;
@@ -669,18 +681,12 @@ static int submit(splitter *sp, piece *pc) {
 }
 
 /* A piece to fill: one stitched before, with the room it had (no page of it to fault in
- * again), or a new one. */
+ * again), or a new one. Its records are emptied by the thread that parses it (build_reset). */
 static piece *piece_new(splitter *sp, const parse_state *start, int known_last) {
     piece *pc = sp->spare;
     if (pc) {
         sp->spare = pc->next;
         sp->nspare--;
-        piece_build *pb = &pc->build;
-        drop_functions(pb, 1);
-        pb->ncalls = pb->njumps = 0;
-        if (pb->ctab) memset(pb->ctab, 0, pb->ctab_cap * sizeof *pb->ctab);
-        if (pb->jtab) memset(pb->jtab, 0, pb->jtab_cap * sizeof *pb->jtab);
-        if (pb->fkeys) memset(pb->fkeys, 0, pb->fcap * sizeof *pb->fkeys);
         pc->names.n = 0;
         pc->done = pc->faulty = pc->own = 0;
     } else if (!(pc = calloc(1, sizeof *pc))) {
