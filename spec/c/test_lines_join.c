@@ -17,14 +17,22 @@ typedef struct rec {
 
 static line_scratch scratch = {NULL, 0, 99, 0};
 
-/* The records [from, to) appended to an empty stream, strings not read (as a worker does). */
+/* The records [from, to) appended to an empty stream as a worker appends them: never
+ * compacted. */
 static line_store piece(const rec *r, size_t from, size_t to) {
     line_store s;
     memset(&s, 0, sizeof s);
     for (size_t i = from; i < to; i++)
-        CHECK_INT(ST_OK, line_append(&s, r[i].file, r[i].line, r[i].addr, r[i].costs, NRAW, NULL,
-                                     NRAW, &scratch));
+        CHECK_INT(ST_OK,
+                  line_append_uncompacted(&s, r[i].file, r[i].line, r[i].addr, r[i].costs, NRAW));
     return s;
+}
+
+/* A piece's stream joined to `t` as a worker joins it (split.c, merge_streams): compacted
+ * first, strings not read, when `t` has none and it is out of order. */
+static void join(line_store *t, line_store *s, const strtab *strings, cg_cost *row) {
+    if (!t->count && s->runs > 1) CHECK_INT(ST_OK, line_finish(s, NULL, NRAW, &scratch));
+    CHECK_INT(ST_OK, line_append_stream(t, s, strings, NRAW, &scratch, row));
 }
 
 /* The stream of one thread: every record appended in order, then finished. */
@@ -51,7 +59,7 @@ static line_store joined(const rec *r, const size_t *cuts, size_t npieces, const
     for (size_t k = 0; k < npieces; k++) {
         size_t p = order[k];
         line_store s = piece(r, p ? cuts[p - 1] : 0, cuts[p]);
-        CHECK_INT(ST_OK, line_append_stream(&t, &s, strings, NRAW, &scratch, row));
+        join(&t, &s, strings, row);
         CHECK_INT(0, s.count);
         CHECK(s.data == NULL);
     }
@@ -111,6 +119,25 @@ int main(void) {
     CHECK_INT(up[5].addr, u1.last_addr);
     line_store_free(&u);
     line_store_free(&u1);
+
+    /* a piece that goes on from the stream's last record, then goes back: the records known
+     * distinct (which set off a compaction at four times as many and 256 more) are the
+     * stream's and the piece's first run, as appending them one by one counts them */
+    rec seq[300];
+    for (int i = 0; i < 300; i++) {
+        int k = i < 150 ? i : i - 150; /* 0..149, then the same positions again */
+        seq[i] = (rec){z, (uint64_t)(100 + k), (uint64_t)(0x400 + 4 * k), {1, 0}};
+    }
+    line_store s1 = piece(seq, 0, 100), s2 = piece(seq, 100, 300), s12 = piece(seq, 0, 300);
+    CHECK_INT(50, s2.distinct); /* its first run */
+    CHECK_INT(ST_OK, line_append_stream(&s1, &s2, &strings, NRAW, &scratch, row));
+    CHECK_INT(300, s1.count);
+    CHECK_INT(150, s12.distinct);
+    CHECK_INT(s12.distinct, s1.distinct);
+    CHECK_INT(s12.runs, s1.runs);
+    CHECK(same(&s12, &s1));
+    line_store_free(&s1);
+    line_store_free(&s12);
 
     /* compacted while the strings may not be read: final as it is when no two records share
      * an address and line, left for line_finish to order by name when two do */
