@@ -310,17 +310,22 @@ static status call_move(call_list *l, rec_pool *pool, size_t need, size_t w, siz
     return ST_OK;
 }
 
-/* Records looked at from the one expected next before the table is asked. */
+/* Records looked at from the one expected next before the table is asked: a later block of a
+ * function repeats its calls and jumps in order, leaving some out. */
 enum { NEAR = 4 };
+
+/* The end of those records in a list of `n` whose next expected is `next` (NONE after a new
+ * record: none then). */
+static inline uint32_t near_end(uint32_t next, uint32_t n) {
+    if (next >= n) return 0;
+    return n - next > NEAR ? next + NEAR : n;
+}
 
 /* The call equal to `key`, or NONE; *slot: where a new one goes in the table (when made). */
 static uint32_t call_find(const call_list *l, uint64_t seed, const call_rec *key, uint32_t *slot) {
     *slot = 0;
-    if (l->next < l->n) {
-        uint32_t end = l->n - l->next > NEAR ? l->next + NEAR : l->n;
-        for (uint32_t k = l->next; k < end; k++)
-            if (call_rec_same(&l->v[k], key)) return k;
-    }
+    for (uint32_t k = l->next, end = near_end(l->next, l->n); k < end; k++)
+        if (call_rec_same(&l->v[k], key)) return k;
     if (!l->tab) {
         for (uint32_t i = 0; i < l->n; i++)
             if (call_rec_same(&l->v[i], key)) return i;
@@ -437,13 +442,8 @@ static status jump_move(jump_list *l, rec_pool *pool, size_t need, uint32_t owne
 
 static uint32_t jump_find(const jump_list *l, uint64_t seed, const jump_rec *key, uint32_t *slot) {
     *slot = 0;
-    /* a later block of the function: most often the jump expected next, or one a few after
-     * it (the block left some of the code out), in lines already read */
-    if (l->next < l->n) {
-        uint32_t end = l->n - l->next > NEAR ? l->next + NEAR : l->n;
-        for (uint32_t k = l->next; k < end; k++)
-            if (jump_rec_same(&l->v[k], key)) return k;
-    }
+    for (uint32_t k = l->next, end = near_end(l->next, l->n); k < end; k++)
+        if (jump_rec_same(&l->v[k], key)) return k;
     if (!l->tab) {
         for (uint32_t i = 0; i < l->n; i++)
             if (jump_rec_same(&l->v[i], key)) return i;

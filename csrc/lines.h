@@ -99,13 +99,7 @@ ALWAYS_INLINE void line_encode(line_store *s, uint32_t file, uint64_t line, uint
 status line_reserve(line_store *s, size_t need);
 status line_compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch);
 
-/* Appends a record; `costs` holds `n` costs in event order (more events count as zero).
- * `nraw` is the profile's event count, for compactions. `strings` NULL: the strings may not be
- * read now (another thread adds to them); a compaction then orders the records of one address
- * and line by file id, and line_finish orders them by file name (only when there are any: a
- * stream with no two records at one address and line is final). Sums, the times a compaction
- * runs and the final stream are the same either way. */
-/* Appends a record without compacting the stream. */
+/* Appends a record without compacting the stream (line_append's first step). */
 ALWAYS_INLINE status append_record(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
                                    const cg_cost *costs, size_t n) {
     while (n && costs[n - 1] == 0) n--;
@@ -115,6 +109,12 @@ ALWAYS_INLINE status append_record(line_store *s, uint32_t file, uint64_t line, 
     line_encode(s, file, line, addr, costs, n);
     return ST_OK;
 }
+/* Appends a record; `costs` holds `n` costs in event order (more events count as zero).
+ * `nraw` is the profile's event count, for compactions. `strings` NULL: the strings may not be
+ * read now (another thread adds to them); a compaction then orders the records of one address
+ * and line by file id, and line_finish orders them by file name (only when there are any: a
+ * stream with no two records at one address and line is final). Sums, the times a compaction
+ * runs and the final stream are the same either way. */
 ALWAYS_INLINE status append_costs(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
                                   const cg_cost *costs, size_t n, const strtab *strings,
                                   size_t nraw, line_scratch *scratch) {
