@@ -240,6 +240,41 @@ local function compaction_text()
   return table.concat(out, "\n") .. "\n"
 end
 
+-- Functions shown in many blocks (a block per calling context, as line13's), each block's lines
+-- out of order and repeated, some of them in an inlined header at the line numbers of the
+-- function's own file (two files at one line: by id and by name the other way round): a split
+-- load joins the blocks of a function from many pieces, and the model's stream is compacted
+-- as they pile up. Gives the text, its Ir total and the distinct positions of func_1.
+local function comes_back_text()
+  local FUNCTIONS, BLOCKS, RECORDS, LINES = 12, 16, 90, 30
+  local out = { "events: Ir Dr Dw" }
+  local ir, positions, npositions = 0, {}, 0
+  local defined = {}
+  for b = 1, BLOCKS do
+    for f = 1, FUNCTIONS do
+      out[#out + 1] = defined.z and "fl=(1)" or "fl=(1) z.c"
+      defined.z = true
+      out[#out + 1] = defined[f] and ("fn=(%d)"):format(f) or ("fn=(%d) func_%d"):format(f, f)
+      defined[f] = true
+      for k = 1, RECORDS do
+        local line = 1 + (k * 7 + b * 3 + f) % LINES
+        local inlined = k % 9 == 4
+        if inlined then
+          out[#out + 1] = defined.a and "fi=(2)" or "fi=(2) a.h"
+          defined.a = true
+        end
+        local cost = 1 + (k + b + f) % 5
+        out[#out + 1] = ("%d %d %d %d"):format(line, cost, (k * b) % 3, f % 2)
+        if inlined then out[#out + 1] = "fe=(1)" end
+        ir = ir + cost
+        local key = (inlined and "a.h:" or "z.c:") .. line
+        if f == 1 and not positions[key] then positions[key], npositions = true, npositions + 1 end
+      end
+    end
+  end
+  return table.concat(out, "\n") .. "\n", ir, npositions
+end
+
 -- Enough calls and jumps (about 5 MB of them while loading) that their numbering at the end
 -- is shared between threads (builder.c: at least four blocks of the pool each).
 local function many_records_text()
@@ -387,6 +422,17 @@ describe("a load on several threads", function()
   it("keeps sections, selections, Xdebug's profiles and inlined files in order", function()
     for name, text in pairs(TEXTS) do same_everywhere(name, parse_of(text, name)) end
     same_everywhere("compaction", parse_of(compaction_text(), "compaction"))
+    local back, ir, positions = comes_back_text()
+    same_everywhere("functions that come back", parse_of(back, "back"))
+    local prof = assert(callgrind.parse(back, "back", { threads = 2, chunk_size = 100 }))
+    assert.equal(ir, prof:total("Ir"))
+    local count = 0
+    for fn in prof:functions() do
+      if fn.name == "func_1" then
+        for _ in fn:lines() do count = count + 1 end
+      end
+    end
+    assert.equal(positions, count)
     same_everywhere("part 2", parse_of(TEXTS.parts, "parts"), { part = 2 })
     same_everywhere("section 1", parse_of(TEXTS.parts, "parts"), { section = 1 })
     same_everywhere("no cycles", parse_of(TEXTS.parts, "parts"), { cycles = false })
