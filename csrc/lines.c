@@ -306,7 +306,21 @@ ALWAYS_INLINE cg_cost *costs_of(decoded *d, size_t i, size_t nraw, int lazy) {
 /* Record j's costs added to record i's (j was read after i at the same position). */
 ALWAYS_INLINE status sum_into(decoded *d, size_t i, size_t j, size_t nraw, int lazy) {
     cg_cost *sum = costs_of(d, i, nraw, lazy);
-    if (add_row(sum, costs_of(d, j, nraw, lazy), nraw)) return ST_OVERFLOW;
+    if (lazy && !d->summed[j]) {
+        /* j's costs added as they are decoded: its row is never needed (a record summed into
+         * another is not written), and the costs after its last nonzero one add nothing */
+        const unsigned char *p = d->data + d->offsets[j];
+        uint64_t n, v;
+        int new_file;
+        p = decode_header(p, &n, &new_file);
+        p = skip_varints(p, (uint64_t)new_file + 2); /* file, address and line steps */
+        for (uint64_t k = 0; k < n; k++) {
+            p = get_varint(p, &v);
+            if (__builtin_add_overflow(sum[k], (cg_cost)unzigzag(v), &sum[k])) return ST_OVERFLOW;
+        }
+    } else if (add_row(sum, costs_of(d, j, nraw, lazy), nraw)) {
+        return ST_OVERFLOW;
+    }
     d->summed[i] = COSTS_SUMMED;
     return ST_OK;
 }
