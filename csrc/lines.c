@@ -288,16 +288,20 @@ ALWAYS_INLINE void decode_records(const line_store *s, decoded *d, size_t nraw, 
     d->runs = runs;
 }
 
+/* Record i's bytes from its first cost on; its number of costs into *n. */
+ALWAYS_INLINE const unsigned char *costs_bytes(const decoded *d, size_t i, uint64_t *n) {
+    int new_file;
+    const unsigned char *p = decode_header(d->data + d->offsets[i], n, &new_file);
+    return skip_varints(p, (uint64_t)new_file + 2); /* file, address and line steps */
+}
+
 /* Record i's costs (`nraw` of them), decoded into its row when they are not yet (`lazy`: the
  * costs were stepped over). */
 ALWAYS_INLINE cg_cost *costs_of(decoded *d, size_t i, size_t nraw, int lazy) {
     cg_cost *row = d->costs + i * (nraw ? nraw : 1); /* d->width, a constant in the copies */
     if (!lazy || d->summed[i]) return row;
-    const unsigned char *p = d->data + d->offsets[i];
     uint64_t n;
-    int new_file;
-    p = decode_header(p, &n, &new_file);
-    p = skip_varints(p, (uint64_t)new_file + 2); /* file, address and line steps */
+    const unsigned char *p = costs_bytes(d, i, &n);
     decode_costs(p, n, row, nraw);
     d->summed[i] = COSTS_READ;
     return row;
@@ -309,11 +313,8 @@ ALWAYS_INLINE status sum_into(decoded *d, size_t i, size_t j, size_t nraw, int l
     if (lazy && !d->summed[j]) {
         /* j's costs added as they are decoded: its row is never needed (a record summed into
          * another is not written), and the costs after its last nonzero one add nothing */
-        const unsigned char *p = d->data + d->offsets[j];
         uint64_t n, v;
-        int new_file;
-        p = decode_header(p, &n, &new_file);
-        p = skip_varints(p, (uint64_t)new_file + 2); /* file, address and line steps */
+        const unsigned char *p = costs_bytes(d, j, &n);
         for (uint64_t k = 0; k < n; k++) {
             p = get_varint(p, &v);
             if (__builtin_add_overflow(sum[k], (cg_cost)unzigzag(v), &sum[k])) return ST_OVERFLOW;
