@@ -43,6 +43,11 @@ local function default_load(x)
   return DEFAULT_THREADS > 1 and x.threaded[DEFAULT_THREADS] or nil
 end
 
+-- A target's figure on the default load, one thread's beside it.
+local function with_one_thread(figure, one)
+  return ("%s (%d threads, the default here; one thread %s)"):format(figure, DEFAULT_THREADS, one)
+end
+
 local THREADS = {}
 for n in (os.getenv("BENCH_THREADS") or "2"):gmatch("%d+") do
   if tonumber(n) > 1 then table.insert(THREADS, tonumber(n)) end
@@ -634,10 +639,7 @@ local function ca_speedup(x, times)
   if not x or not x.ca_seconds then return nil end
   local t = default_load(x)
   local figure, ratio = over_ca(x, t and t.median or x.c.median)
-  if t then
-    figure = ("%s (%d threads, the default here; one thread %s)"):format(figure, DEFAULT_THREADS,
-      (over_ca(x, x.c.median)))
-  end
+  if t then figure = with_one_thread(figure, (over_ca(x, x.c.median))) end
   return ratio and ratio >= times, figure
 end
 
@@ -700,8 +702,7 @@ local function targets(entries)
     if tp and tg then
       local ratio = tp.median / tg.median
       add("gzip input ≥ 0.9× as fast as plain, instr 100 MB", ratio >= 0.9,
-        ("%s× (%d threads, the default here; one thread %s×)"):format(fmt_n(ratio, 2), DEFAULT_THREADS,
-          fmt_n(one, 2)))
+        with_one_thread(fmt_n(ratio, 2) .. "×", fmt_n(one, 2) .. "×"))
     else
       add("gzip input ≥ 0.9× as fast as plain, instr 100 MB", one >= 0.9, fmt_n(one, 2) .. "×")
     end

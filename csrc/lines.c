@@ -581,6 +581,13 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
         return ST_OK;
     }
     if (!s->count) {
+        /* out of order, compacted now, while its records are in this thread's cache (callgrind
+         * writes most functions in one block); a later stream is joined as it is and compacted
+         * with this one's records, not once more on its own */
+        if (from->runs > 1) {
+            status rc = line_finish(from, strings, nraw, scratch);
+            if (rc) return rc;
+        }
         /* the same records from the same start: the same stream (a compaction ordered ties by
          * file id at most, which ties_by_id makes line_finish put right) */
         free(s->data);
@@ -608,13 +615,11 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
     s->used += rest;
     s->count = count + from->count;
     s->runs += from->runs - 1; /* the runs after the first record's, as they were in `from` */
-    if (joins && from->runs == 1) {
-        s->distinct += from->distinct;
-        s->ties_by_id |= from->ties_by_id;
-    } else if (joins) {
-        /* known distinct, as line_encode counts them: this stream and the first run of `from`
-         * (or what its last compaction wrote) */
+    if (joins) {
+        /* known distinct, as line_encode counts them: this stream's records and those `from`
+         * knew (its first run, or what its last compaction wrote) */
         s->distinct = count + from->distinct;
+        s->ties_by_id |= from->ties_by_id;
     }
     s->last_file = from->last_file;
     s->last_line = from->last_line;

@@ -182,10 +182,11 @@ typedef struct line_span {
 int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t file), void *ctx,
                     line_span *span);
 
-/* Appends the records of `from` (made by line_append from an empty stream, with strings
- * NULL) after those of `s`, with the final stream line_append would give them one by one;
- * `from` is emptied. Two sorted streams in order are joined by a copy. `row` holds `nraw`
- * costs (scratch). */
+/* Appends the records of `from` (made by line_append or line_append_uncompacted from an
+ * empty stream, with strings NULL) after those of `s`, with the final stream line_append would
+ * give them one by one; `from` is emptied. Into an empty stream `from` is moved, compacted
+ * first when out of order; otherwise joined by a copy, and compacted with this stream's
+ * records by line_append's rule. `row` holds `nraw` costs (scratch). */
 status line_append_stream(line_store *s, line_store *from, const strtab *strings, size_t nraw,
                           line_scratch *scratch, cg_cost *row);
 

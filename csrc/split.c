@@ -427,13 +427,8 @@ static int merge_streams(splitter *sp, piece *pc, line_scratch *scratch, cg_cost
         if (!pb->stores[i].count) continue; /* a function with calls or jumps only */
         pthread_mutex_t *mu = &sp->shards[fn % SHARDS];
         pthread_mutex_lock(mu);
-        line_store *s = &p->line_stores[fn], *from = &pb->stores[i];
-        /* A function's first stream out of order is compacted here, while it is in this
-         * thread's cache (callgrind writes most functions in one block); a later one is joined
-         * as it is, to be compacted with the model's records (a function that comes back block
-         * after block would otherwise be compacted twice). */
-        if (!s->count && from->runs > 1) rc = line_finish(from, NULL, pc->nraw, scratch) != ST_OK;
-        if (!rc) rc = line_append_stream(s, from, NULL, pc->nraw, scratch, row) != ST_OK;
+        line_store *s = &p->line_stores[fn];
+        rc = line_append_stream(s, &pb->stores[i], NULL, pc->nraw, scratch, row) != ST_OK;
         if (!rc) line_leave(s);
         pthread_mutex_unlock(mu);
     }

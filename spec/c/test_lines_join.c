@@ -28,13 +28,6 @@ static line_store piece(const rec *r, size_t from, size_t to) {
     return s;
 }
 
-/* A piece's stream joined to `t` as a worker joins it (split.c, merge_streams): compacted
- * first, strings not read, when `t` has none and it is out of order. */
-static void join(line_store *t, line_store *s, const strtab *strings, cg_cost *row) {
-    if (!t->count && s->runs > 1) CHECK_INT(ST_OK, line_finish(s, NULL, NRAW, &scratch));
-    CHECK_INT(ST_OK, line_append_stream(t, s, strings, NRAW, &scratch, row));
-}
-
 /* The stream of one thread: every record appended in order, then finished. */
 static line_store whole(const rec *r, size_t n, const strtab *strings) {
     line_store s;
@@ -59,7 +52,7 @@ static line_store joined(const rec *r, const size_t *cuts, size_t npieces, const
     for (size_t k = 0; k < npieces; k++) {
         size_t p = order[k];
         line_store s = piece(r, p ? cuts[p - 1] : 0, cuts[p]);
-        join(&t, &s, strings, row);
+        CHECK_INT(ST_OK, line_append_stream(&t, &s, strings, NRAW, &scratch, row));
         CHECK_INT(0, s.count);
         CHECK(s.data == NULL);
     }
