@@ -422,15 +422,23 @@ static int merge_streams(splitter *sp, piece *pc, line_scratch *scratch, cg_cost
     cg_profile *p = sp->ps->b->p;
     int rc = 0;
     pthread_rwlock_rdlock(&sp->grow);
-    for (size_t i = 0; !rc && i < pb->nfns; i++) {
-        uint32_t fn = pb->fns[i];
-        if (!pb->stores[i].count) continue; /* a function with calls or jumps only */
-        pthread_mutex_t *mu = &sp->shards[fn % SHARDS];
-        pthread_mutex_lock(mu);
-        line_store *s = &p->line_stores[fn];
-        rc = line_append_stream(s, &pb->stores[i], NULL, pc->nraw, scratch, row) != ST_OK;
-        if (!rc) line_leave(s);
-        pthread_mutex_unlock(mu);
+    /* first the functions whose shard no other thread holds, then the rest (a joined stream is
+     * emptied): a thread that found a shard busy used to sleep until the other had compacted */
+    for (int wait = 0; wait < 2; wait++) {
+        for (size_t i = 0; !rc && i < pb->nfns; i++) {
+            if (!pb->stores[i].count) continue; /* joined, or a function with calls or jumps only */
+            uint32_t fn = pb->fns[i];
+            pthread_mutex_t *mu = &sp->shards[fn % SHARDS];
+            if (!wait) {
+                if (pthread_mutex_trylock(mu)) continue;
+            } else {
+                pthread_mutex_lock(mu);
+            }
+            line_store *s = &p->line_stores[fn];
+            rc = line_append_stream(s, &pb->stores[i], NULL, pc->nraw, scratch, row) != ST_OK;
+            if (!rc) line_leave(s);
+            pthread_mutex_unlock(mu);
+        }
     }
     pthread_rwlock_unlock(&sp->grow);
     return rc ? -1 : 0;
