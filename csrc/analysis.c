@@ -96,7 +96,7 @@ typedef struct fn_steps {
 static void steps_part(void *ctx, size_t k) {
     fn_steps *fs = ctx;
     size_t n = fs->p->nfns;
-    line_scratch own = {NULL, 0, fs->scratch ? fs->scratch->seed : 0, 0};
+    line_scratch own = {.seed = fs->scratch ? fs->scratch->seed : 0};
     line_scratch *scratch = k || !fs->scratch ? &own : fs->scratch;
     for (size_t f; (f = atomic_fetch_add(&fs->next, STEP)) < n;)
         for (size_t to = n - f < STEP ? n : f + STEP; f < to; f++)

@@ -181,7 +181,7 @@ void build_defined(builder *b, uint32_t fn) {
     b->fn_defined[fn] = 1;
     /* the block of another function begins: the last one's records are most likely complete */
     if (b->block_fn != NO_INDEX && b->block_fn != fn && !b->streams_elsewhere)
-        line_leave(&b->p->line_stores[b->block_fn]);
+        line_leave(&b->p->line_stores[b->block_fn], &b->scratch);
     b->block_fn = fn;
     b->block_rec = fn < b->rec_of_cap ? b->rec_of[fn] : 0;
     /* a new block of the function: expect its calls and jumps in the order seen before */

@@ -1,5 +1,7 @@
 #include "lines.h"
 
+#include <stdalign.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,59 @@ void line_store_free(line_store *s) {
     memset(s, 0, sizeof *s);
 }
 
+/* ---- blocks given back to the thread that made them ---- */
+
+struct line_frees {
+    alignas(64) _Atomic(void *) head; /* each thread's list on a cache line of its own */
+};
+
+line_frees *line_frees_new(size_t threads) {
+    line_frees *f = aligned_alloc(alignof(line_frees), threads * sizeof *f);
+    if (f)
+        for (size_t t = 0; t < threads; t++) atomic_init(&f[t].head, NULL);
+    return f;
+}
+
+/* A block's first bytes link it to the next one on the list. */
+static void frees_push(line_frees *f, void *block) {
+    void *head = atomic_load_explicit(&f->head, memory_order_relaxed);
+    do {
+        memcpy(block, &head, sizeof head);
+    } while (!atomic_compare_exchange_weak_explicit(&f->head, &head, block, memory_order_release,
+                                                    memory_order_relaxed));
+}
+
+size_t line_frees_drain(line_frees *f, unsigned thread) {
+    void *block = atomic_exchange_explicit(&f[thread].head, NULL, memory_order_acquire);
+    size_t n = 0;
+    for (; block; n++) {
+        void *next;
+        memcpy(&next, block, sizeof next);
+        free(block);
+        block = next;
+    }
+    return n;
+}
+
+void line_frees_free(line_frees *f, size_t threads) {
+    if (!f) return;
+    for (size_t t = 0; t < threads; t++) line_frees_drain(f, (unsigned)t);
+    free(f);
+}
+
+/* Gives back the stream's block (cap bytes), to the thread that made it when that is not the
+ * thread of `by`. */
+static void give_block(const line_store *s, const line_scratch *by) {
+    if (by && by->frees && s->owner != by->self && s->cap >= sizeof(void *))
+        frees_push(&by->frees[s->owner], s->data);
+    else
+        free(s->data);
+}
+
+static inline unsigned char owner_of(const line_scratch *by) {
+    return by ? by->self : 0;
+}
+
 size_t line_store_bytes(const line_store *s) {
     return s->cap;
 }
@@ -24,9 +79,10 @@ void line_scratch_free(line_scratch *scratch) {
     scratch->cap = 0;
 }
 
-/* Makes sure `need` more bytes fit. The buffer doubles while small, then grows by half: the
- * spare room goes back when the loader moves on, so growing fast costs memory only briefly. */
-status line_reserve(line_store *s, size_t need) {
+/* Makes sure `need` more bytes fit, on the thread of `by` (NULL: the only one, or a stream
+ * it made). The buffer doubles while small, then grows by half: the spare room goes back when
+ * the loader moves on, so growing fast costs memory only briefly. */
+static status reserve_by(line_store *s, size_t need, const line_scratch *by) {
     if (s->cap - s->used >= need) return ST_OK;
     if (need > SIZE_MAX / 2 - s->used) return ST_NOMEM;
     size_t cap = s->cap < FAST_GROWTH ? 2 * s->cap : s->cap + s->cap / 2;
@@ -39,23 +95,36 @@ status line_reserve(line_store *s, size_t need) {
     unsigned char *data = malloc(cap);
     if (!data) return ST_NOMEM;
     if (s->data) memcpy(data, s->data, s->used);
-    free(s->data);
+    give_block(s, by);
     s->data = data;
     s->cap = cap;
+    s->owner = owner_of(by);
     return ST_OK;
 }
 
+status line_reserve(line_store *s, size_t need) {
+    return reserve_by(s, need, NULL);
+}
+
 /* Gives back the room a stream will not use any more. */
-static void trim(line_store *s) {
+static void trim(line_store *s, const line_scratch *by) {
     if (s->cap == s->used) return;
     if (!s->used) {
-        free(s->data);
+        give_block(s, by);
         s->data = NULL;
         s->cap = 0;
         return;
     }
-    unsigned char *data = realloc(s->data, s->used);
-    if (!data) return; /* the larger block stays: still valid */
+    unsigned char *data;
+    if (by && by->frees && s->owner != by->self) {
+        /* made by another thread: copied, rather than realloc'd under that thread's lock */
+        if (!(data = malloc(s->used))) return; /* the larger block stays: still valid */
+        memcpy(data, s->data, s->used);
+        give_block(s, by);
+        s->owner = by->self;
+    } else if (!(data = realloc(s->data, s->used))) {
+        return;
+    }
     s->data = data;
     s->cap = s->used;
 }
@@ -539,8 +608,9 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
         line_store_free(&out);
         return rc;
     }
-    line_store_free(s);
+    give_block(s, scratch);
     *s = out;
+    s->owner = owner_of(scratch);
     s->distinct = s->count;
     s->runs = s->count ? 1 : 0; /* sorted, ties included */
     s->ties_by_id = !strings && has_ties(&d, len);
@@ -553,19 +623,19 @@ status line_compact(line_store *s, const strtab *strings, size_t nraw, line_scra
     return compact(s, strings, nraw, scratch);
 }
 
-void line_give_back(line_store *s) {
-    trim(s);
+void line_give_back(line_store *s, const line_scratch *by) {
+    trim(s, by);
     s->trimmed = s->used < UINT32_MAX ? (uint32_t)s->used : UINT32_MAX;
 }
 
 status line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch) {
     if ((s->runs <= 1 && !s->ties_by_id) || !s->count) {
         s->distinct = s->count;
-        trim(s);
+        trim(s, scratch);
         return ST_OK;
     }
     status rc = compact(s, strings, nraw, scratch);
-    if (rc == ST_OK) trim(s);
+    if (rc == ST_OK) trim(s, scratch);
     return rc;
 }
 
@@ -577,6 +647,7 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
         line_store_free(from);
         return ST_OK;
     }
+    from->owner = owner_of(scratch); /* made on this thread */
     if (!s->count) {
         /* out of order, compacted now, while its records are in this thread's cache (callgrind
          * writes most functions in one block); a later stream is joined as it is and compacted
@@ -587,7 +658,7 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
         }
         /* the same records from the same start: the same stream (a compaction ordered ties by
          * file id at most, which ties_by_id makes line_finish put right) */
-        free(s->data);
+        give_block(s, scratch);
         *s = *from;
         s->trimmed = 0;
         memset(from, 0, sizeof *from);
@@ -604,7 +675,7 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
     size_t k = nraw;
     while (k && row[k - 1] == 0) k--;
     size_t rest = from->used - r.pos;
-    if (line_reserve(s, line_worst_case(k) + rest)) return ST_NOMEM;
+    if (reserve_by(s, line_worst_case(k) + rest, scratch)) return ST_NOMEM;
     if ((uint64_t)s->count + from->count > UINT32_MAX) return ST_NOMEM;
     uint32_t count = s->count;
     line_encode(s, r.file, r.line, r.addr, row, k); /* counts the run the first record opens */

@@ -41,6 +41,7 @@ typedef struct line_store {
     unsigned char ties_by_id; /* compacted with records at one position in file id order (see
                                * below) */
     unsigned char sums;       /* what its last compaction summed: LINE_SUMS_* */
+    unsigned char owner;      /* the thread of a split load whose allocator made `data` */
     uint64_t last_line, last_addr;
 } line_store;
 
@@ -49,7 +50,11 @@ typedef struct line_store {
  * block after block). */
 enum { LINE_SUMS_UNKNOWN, LINE_SUMS_FEW, LINE_SUMS_MOST };
 
-/* Scratch space for compactions, reused from one to the next. */
+/* The blocks a split load's threads give back to the thread whose allocator made them, one
+ * list per thread (lines.c). */
+typedef struct line_frees line_frees;
+
+/* Scratch space for compactions, reused from one to the next, and the thread it belongs to. */
 typedef struct line_scratch {
     void *mem;
     size_t cap;
@@ -57,6 +62,9 @@ typedef struct line_scratch {
     int sums_most; /* the last compaction made with it summed most of its records: the guess
                     * for a stream compacted the first time (a split load's pieces make new
                     * streams for functions the model has seen) */
+    /* a split load's lists, or NULL: blocks freed at once; this thread's number among them */
+    line_frees *frees;
+    unsigned char self;
 } line_scratch;
 
 /* ---- appending: inline, since the builder appends once per line record of the input ---- */
@@ -143,17 +151,29 @@ ALWAYS_INLINE status line_append_uncompacted(line_store *s, uint32_t file, uint6
  * has grown by less than half since the last time. A function that comes back block after
  * block (Xdebug writes one per call) is thus trimmed, and copied when it grows again, at
  * geometric steps only. */
-void line_give_back(line_store *s);
-static inline void line_leave(line_store *s) {
+void line_give_back(line_store *s, const line_scratch *by);
+/* `by`: the scratch of the thread that leaves the stream, or NULL (the only thread). */
+static inline void line_leave(line_store *s, const line_scratch *by) {
     /* less room than this is not worth a realloc */
     enum { MIN_TRIM = 64 };
     if (s->cap - s->used >= MIN_TRIM && s->used >= s->trimmed + (size_t)s->trimmed / 2)
-        line_give_back(s);
+        line_give_back(s, by);
 }
 /* Brings a stream to its final form (sorted, each position once, no spare room). */
 status line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch);
 void line_store_free(line_store *s);
 void line_scratch_free(line_scratch *scratch);
+
+/* A split load's lists of blocks to give back, one per thread (NULL when out of memory: blocks
+ * are then freed at once); each thread frees those on its own list (line_frees_drain) now and
+ * then, and line_frees_free the rest. A stream made by one thread and grown, compacted or
+ * trimmed by another (a function in several pieces) gives its old block back to the thread
+ * that made it: glibc's free locks the arena of the block's thread, and the two threads waited
+ * for each other there. */
+line_frees *line_frees_new(size_t threads);
+/* Frees the blocks on a thread's list; gives their number. */
+size_t line_frees_drain(line_frees *f, unsigned thread);
+void line_frees_free(line_frees *f, size_t threads);
 /* Bytes held by a stream, for cg_profile_bytes. */
 size_t line_store_bytes(const line_store *s);
 
@@ -183,10 +203,10 @@ int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t fi
                     line_span *span);
 
 /* Appends the records of `from` (made by line_append or line_append_uncompacted from an
- * empty stream, with strings NULL) after those of `s`, with the final stream line_append would
- * give them one by one; `from` is emptied. Into an empty stream `from` is moved, compacted
- * first when out of order; otherwise joined by a copy, and compacted with this stream's
- * records by line_append's rule. `row` holds `nraw` costs (scratch). */
+ * empty stream, with strings NULL, on the thread of `scratch`) after those of `s`, with the final
+ * stream line_append would give them one by one; `from` is emptied. Into an empty stream `from` is
+ * moved, compacted first when out of order; otherwise joined by a copy, and compacted with this
+ * stream's records by line_append's rule. `row` holds `nraw` costs (scratch). */
 status line_append_stream(line_store *s, line_store *from, const strtab *strings, size_t nraw,
                           line_scratch *scratch, cg_cost *row);
 

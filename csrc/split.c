@@ -297,6 +297,10 @@ struct splitter {
     piece *spare;         /* stitched pieces kept for their room */
     line_scratch scratch; /* for the pieces the calling thread parses itself */
     size_t nspare;
+    /* the blocks of streams given back to the thread that made them: the calling thread's (0)
+     * and each worker's, numbered as they start (nstarted) */
+    line_frees *frees;
+    unsigned nstarted;
     text_chunk *chunk;       /* the chunk of the lines being cut, once a piece refers to them */
     const char *data;        /* where those lines begin */
     text_chunk *free_chunks; /* owned buffers no piece refers to, for the reader again */
@@ -436,7 +440,7 @@ static int merge_streams(splitter *sp, piece *pc, line_scratch *scratch, cg_cost
             }
             line_store *s = &p->line_stores[fn];
             rc = line_append_stream(s, &pb->stores[i], NULL, pc->nraw, scratch, row) != ST_OK;
-            if (!rc) line_leave(s);
+            if (!rc) line_leave(s, scratch);
             pthread_mutex_unlock(mu);
         }
     }
@@ -459,6 +463,7 @@ static inline int reserve_stream(splitter *sp) {
 
 static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
     const parser *main = sp->ps;
+    if (sp->frees) line_frees_drain(sp->frees, scratch->self);
     cg_cost row[MAX_RAW_EVENTS];
     parser w;
     memset(&w, 0, sizeof w);
@@ -501,6 +506,7 @@ static void finish_some(splitter *sp, line_scratch *scratch) {
            to = from + FINISH_STEP < sp->fin_end ? from + FINISH_STEP : sp->fin_end;
     sp->fin_next = to;
     pthread_mutex_unlock(&sp->mu);
+    if (sp->frees) line_frees_drain(sp->frees, scratch->self);
     int bad = 0;
     for (size_t f = from; f < to; f++)
         bad |= line_finish(&p->line_stores[f], &p->strings, p->nraw, scratch) == ST_OVERFLOW;
@@ -552,7 +558,9 @@ static void *worker_main(void *arg) {
     line_scratch scratch;
     memset(&scratch, 0, sizeof scratch);
     scratch.seed = sp->ps->b->seed;
+    scratch.frees = sp->frees;
     pthread_mutex_lock(&sp->mu);
+    scratch.self = (unsigned char)++sp->nstarted;
     for (;;) {
         while (!sp->stop && !sp->todo && sp->fin_next == sp->fin_end)
             pthread_cond_wait(&sp->work, &sp->mu);
@@ -1089,6 +1097,9 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
      * local records) */
     sp->max_queued = (size_t)workers + 11;
     sp->scratch.seed = ps->b->seed;
+    /* without the lists (no memory), every block is freed by the thread that lets it go */
+    sp->frees = line_frees_new((size_t)workers + 1);
+    sp->scratch.frees = ps->b->scratch.frees = sp->frees;
     sp->defer = ps->site.defer;
     sp->defer_ctx = ps->site.defer_ctx;
     ps->split_sums = 1;
@@ -1134,6 +1145,8 @@ int split_finish(splitter *sp, cg_error *err) {
     while (sp->fin_left) pthread_cond_wait(&sp->done, &sp->mu);
     int redo = sp->redo;
     pthread_mutex_unlock(&sp->mu);
+    /* no thread gives a block back now */
+    for (int t = 0; sp->frees && t <= sp->nworkers; t++) line_frees_drain(sp->frees, (unsigned)t);
 
     if (redo) {
         set_error(err, CG_ERR_FORMAT, 0, "%s: loaded again on one thread", sp->ps->site.name);
@@ -1173,6 +1186,9 @@ void split_free(splitter *sp) {
         chunk_free(ck);
     }
     line_scratch_free(&sp->scratch);
+    /* every thread but this one is gone */
+    line_frees_free(sp->frees, (size_t)sp->nworkers + 1);
+    sp->ps->b->scratch.frees = NULL;
     sp->ps->names_out = NULL;
     sp->ps->site.defer = sp->defer;
     sp->ps->site.defer_ctx = sp->defer_ctx;

@@ -15,7 +15,7 @@ typedef struct rec {
     cg_cost costs[NRAW];
 } rec;
 
-static line_scratch scratch = {NULL, 0, 99, 0};
+static line_scratch scratch = {.seed = 99};
 
 /* The records [from, to) appended to an empty stream as a worker appends them: never
  * compacted. */
@@ -175,6 +175,31 @@ int main(void) {
     line_store j2 = joined(many, cuts2, 7, mixed, &strings);
     CHECK(same(&ref, &j1));
     CHECK(same(&ref, &j2));
+
+    /* joined by two threads in turn, as a split load's threads join the pieces of one
+     * function: a block that one thread made and the other lets go (grown, compacted, trimmed)
+     * goes on the list of the thread that made it, and the stream is the same */
+    line_frees *frees = line_frees_new(2);
+    CHECK(frees != NULL);
+    line_scratch by[2] = {{.seed = 99, .frees = frees, .self = 0},
+                          {.seed = 99, .frees = frees, .self = 1}};
+    line_store t2;
+    memset(&t2, 0, sizeof t2);
+    for (size_t k = 0; k < 7; k++) {
+        line_store s = piece(many, k ? cuts2[k - 1] : 0, cuts2[k]);
+        CHECK_INT(ST_OK, line_append_stream(&t2, &s, &strings, NRAW, &by[k % 2], row));
+        line_leave(&t2, &by[k % 2]);
+        CHECK_INT(k % 2, t2.owner);
+    }
+    CHECK(line_frees_drain(frees, 0) > 0); /* thread 0's blocks, let go by thread 1 */
+    CHECK(line_frees_drain(frees, 1) > 0);
+    CHECK_INT(0, line_frees_drain(frees, 1));
+    CHECK_INT(ST_OK, line_finish(&t2, &strings, NRAW, &by[1]));
+    CHECK(same(&ref, &t2));
+    line_store_free(&t2);
+    line_frees_free(frees, 2);
+    line_scratch_free(&by[0]);
+    line_scratch_free(&by[1]);
     line_store_free(&ref);
     line_store_free(&j1);
     line_store_free(&j2);
