@@ -32,7 +32,7 @@ static int overflow(analysis *a, const char *what, uint32_t fn) {
 static int alloc_rows(cost_array *c, size_t rows, size_t stride) {
     size_t n = rows * (stride ? stride : 1);
     if (stride && rows > SIZE_MAX / stride / sizeof(cg_cost)) return -1;
-    c->v = calloc(n ? n : 1, sizeof(cg_cost));
+    c->v = zeroed_array(n, sizeof(cg_cost));
     if (!c->v) return -1;
     c->rows = c->cap = rows;
     return 0;
@@ -41,7 +41,7 @@ static int alloc_rows(cost_array *c, size_t rows, size_t stride) {
 /* Groups item indexes by an owner (counting sort, stable): begin has owners + 1 entries. */
 static int group_by(size_t owners, size_t items, const void *base, size_t stride, size_t offset,
                     uint32_t **begin_out, uint32_t **index_out) {
-    uint32_t *begin = calloc(owners + 2, sizeof *begin);
+    uint32_t *begin = zeroed_array(owners + 2, sizeof *begin);
     uint32_t *index = malloc((items ? items : 1) * sizeof *index);
     if (!begin || !index) {
         free(begin);

@@ -251,7 +251,7 @@ static int table_make(uint32_t **tab, uint32_t *cap, uint32_t n, uint32_t need,
                       uint64_t seed) {
     uint32_t c = *cap ? *cap : 32;
     while (c < 2 * need) c *= 2;
-    uint32_t *t = calloc(c, sizeof *t);
+    uint32_t *t = zeroed_array(c, sizeof *t);
     if (!t) return -1;
     for (uint32_t i = 0; i < n; i++) t[free_slot(t, c, hash_of(recs, seed, i))] = i + 1;
     free(*tab);

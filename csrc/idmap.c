@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "vec.h"
 
 /* Ids below this bound always get a dense slot; above it only while the array stays small
  * compared with the number of definitions. */
@@ -51,7 +52,7 @@ static int sparse_set(idmap *m, uint64_t id, uint32_t value) {
     size_t cap = m->sparse ? m->sparse_mask + 1 : 0;
     if ((m->sparse_count + 1) * 2 > cap) {
         size_t ncap = cap ? cap * 2 : 64;
-        struct idmap_slot *slots = calloc(ncap, sizeof *slots);
+        struct idmap_slot *slots = zeroed_array(ncap, sizeof *slots);
         if (!slots) return -1;
         for (size_t k = 0; k < cap; k++) {
             if (!m->sparse[k].value) continue;

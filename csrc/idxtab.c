@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "vec.h"
+
 void idxtab_free(idxtab *t) {
     free(t->slots);
     t->slots = NULL;
@@ -14,7 +16,7 @@ int idxtab_grow(idxtab *t) {
     if (t->count >= IDXTAB_MAX_RECORDS) return -1;
     if (cap && (t->count + 1) * 4 < cap * 3) return 0;
     size_t ncap = cap ? cap * 2 : 64;
-    uint64_t *slots = calloc(ncap, sizeof *slots);
+    uint64_t *slots = zeroed_array(ncap, sizeof *slots);
     if (!slots) return -1;
     size_t nmask = ncap - 1;
     for (size_t i = 0; i < cap; i++) {

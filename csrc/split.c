@@ -90,7 +90,7 @@ static inline uint32_t fn_hash(uint32_t fn) {
 
 static int fn_table_grow(piece_build *pb) {
     size_t cap = pb->fcap ? 2 * pb->fcap : 64;
-    uint32_t *keys = calloc(cap, sizeof *keys), *vals = malloc(cap * sizeof *vals);
+    uint32_t *keys = zeroed_array(cap, sizeof *keys), *vals = malloc(cap * sizeof *vals);
     if (!keys || !vals) {
         free(keys);
         free(vals);
@@ -169,7 +169,7 @@ static int table_grow(piece_build *pb, int calls) {
     uint64_t **tab = calls ? &pb->ctab : &pb->jtab;
     size_t *cap = calls ? &pb->ctab_cap : &pb->jtab_cap;
     size_t c = *cap ? 2 * *cap : 64;
-    uint64_t *t = calloc(c, sizeof *t);
+    uint64_t *t = zeroed_array(c, sizeof *t);
     if (!t) return -1;
     for (size_t slot = 0; slot < pb->nfns; slot++) {
         uint32_t n = calls ? pb->recs[slot].calls.n : pb->recs[slot].jumps.n;
