@@ -278,14 +278,16 @@ status build_jump(builder *b, const jump_rec *key) {
     return jump_list_add(&r->jumps, &b->pool, b->seed, key);
 }
 
-status build_take_records(builder *b, uint32_t fn, fn_records *from, rec_pool *from_pool) {
+status build_take_records(builder *b, uint32_t fn, fn_records *from, rec_pool *from_pool,
+                          int distinct) {
     /* nothing to take: no lists made for the function */
     if (!from->calls.n && !from->jumps.n) return ST_OK;
     fn_records *r = records_of(b, fn);
     if (!r) return ST_NOMEM;
-    status c = call_list_take(&r->calls, &b->pool, &from->calls, from_pool, b->seed, b->p->nraw);
+    status c =
+        call_list_take(&r->calls, &b->pool, &from->calls, from_pool, b->seed, b->p->nraw, distinct);
     if (c == ST_NOMEM) return c;
-    status j = jump_list_take(&r->jumps, &b->pool, &from->jumps, from_pool, b->seed);
+    status j = jump_list_take(&r->jumps, &b->pool, &from->jumps, from_pool, b->seed, distinct);
     return j ? j : c;
 }
 

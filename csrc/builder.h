@@ -112,9 +112,11 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
 status build_call(builder *b, const call_rec *key, int guessed, cg_cost **row);
 status build_jump(builder *b, const jump_rec *key);
 /* A split load's stitch: the calls and jumps of `fn` that one piece holds (in `from_pool`),
- * which come after those the function has (copied whole when it has none, else merged through
- * its lookup), `from` left empty; ST_OVERFLOW when a sum saturates. */
-status build_take_records(builder *b, uint32_t fn, fn_records *from, rec_pool *from_pool);
+ * which come after those the function has (copied whole when it has none and they are
+ * `distinct`, else merged through its lookup), `from` left empty; ST_OVERFLOW when a sum
+ * saturates. */
+status build_take_records(builder *b, uint32_t fn, fn_records *from, rec_pool *from_pool,
+                          int distinct);
 
 /* ---- sections ---- */
 enum { SEC_COSTS, SEC_SUMMARY, SEC_TOTALS };

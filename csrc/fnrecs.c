@@ -381,9 +381,9 @@ status call_list_push(call_list *l, rec_pool *pool, size_t width, const call_rec
 }
 
 status call_list_take(call_list *into, rec_pool *pool, call_list *from, rec_pool *from_pool,
-                      uint64_t seed, size_t width) {
+                      uint64_t seed, size_t width, int distinct) {
     if (!from->n) return ST_OK;
-    if (!into->n) {
+    if (!into->n && distinct) {
         /* copied whole, its table with it: the records keep their places */
         size_t w = width ? width : 1;
         call_list_free(into, pool);
@@ -486,9 +486,9 @@ status jump_list_push(jump_list *l, rec_pool *pool, const jump_rec *key) {
 }
 
 status jump_list_take(jump_list *into, rec_pool *pool, jump_list *from, rec_pool *from_pool,
-                      uint64_t seed) {
+                      uint64_t seed, int distinct) {
     if (!from->n) return ST_OK;
-    if (!into->n) {
+    if (!into->n && distinct) {
         jump_list_free(into, pool);
         if (jump_move(into, pool, from->n, from->v[0].fn)) return ST_NOMEM;
         memcpy(into->v, from->v, from->n * sizeof *from->v);

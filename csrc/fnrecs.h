@@ -147,13 +147,13 @@ status jump_list_push(jump_list *l, rec_pool *pool, const jump_rec *key);
 
 /* Adds the records of `from` (the later ones in reading order, in `from_pool`) to `into` (in
  * `pool`), whose records come first: copied whole into a segment of `pool` when `into` is
- * empty (no lookup), else each record is merged through `into`'s lookup. `from` is left empty
- * either way. ST_OVERFLOW when a sum saturates (the records are all added nonetheless);
- * ST_NOMEM. Both of `width` and `seed`. */
+ * empty and `distinct` (no record of `from` twice: no lookup), else each record is merged
+ * through `into`'s lookup. `from` is left empty either way. ST_OVERFLOW when a sum saturates
+ * (the records are all added nonetheless); ST_NOMEM. Both of `width` and `seed`. */
 status call_list_take(call_list *into, rec_pool *pool, call_list *from, rec_pool *from_pool,
-                      uint64_t seed, size_t width);
+                      uint64_t seed, size_t width, int distinct);
 status jump_list_take(jump_list *into, rec_pool *pool, jump_list *from, rec_pool *from_pool,
-                      uint64_t seed);
+                      uint64_t seed, int distinct);
 
 /* Widens the cost rows from `old` to `wide` values (a new event), zero in the new columns; -1
  * when out of memory (the list is unchanged). */

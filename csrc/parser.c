@@ -210,7 +210,11 @@ static int parse_name(parser *ps, int table, const char *s, const char *end, uin
  * each have one, pipeline.h), which the builder's thread sets. */
 static int function_of(parser *ps, uint32_t name, uint32_t file, uint32_t object, int defined,
                        int reg, uint32_t *out) {
-    if (ps->names_in) return take_name(ps, out);
+    if (ps->names_in) {
+        int rc = take_name(ps, out);
+        if (!rc && defined) *out = local_block(ps->local, *out);
+        return rc;
+    }
     if (ps->pipe)
         return pipe_function(ps->pipe, ps->st.lineno, name, file, object, defined, reg, out)
                    ? stopped(ps)

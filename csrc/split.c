@@ -47,6 +47,11 @@ typedef struct piece_build {
     uint64_t *ctab, *jtab;
     size_t ctab_cap, jtab_cap, ncalls, njumps;
     uint64_t seed; /* the load's */
+    /* per slot: its calls and jumps are kept as read, in no table (LOCAL_LATER, split.h) */
+    unsigned char *raw;
+    size_t raw_cap;
+    uint32_t block_fn; /* the function of the last fn= line, and whether it came before */
+    int block_later;
 } piece_build;
 
 /* Frees what a piece's functions hold (streams, calls, jumps); the pool keeps its blocks when
@@ -81,6 +86,7 @@ static void build_free(piece_build *pb) {
     free(pb->stores);
     free(pb->self);
     free(pb->recs);
+    free(pb->raw);
     memset(pb, 0, sizeof *pb);
 }
 
@@ -119,7 +125,7 @@ static int64_t fn_slot_lookup(piece_build *pb, uint32_t fn) {
         size_t n = pb->nfns;
         if (VEC_RESERVE(pb->fns, pb->fns_cap, n + 1) ||
             VEC_RESERVE(pb->stores, pb->stores_cap, n + 1) ||
-            VEC_RESERVE(pb->recs, pb->recs_cap, n + 1))
+            VEC_RESERVE(pb->recs, pb->recs_cap, n + 1) || VEC_RESERVE(pb->raw, pb->raw_cap, n + 1))
             return -1;
         size_t width = pb->nraw ? pb->nraw : 1;
         if (vec_reserve((void **)&pb->self, &pb->self_cap, (n + 1) * width, sizeof *pb->self))
@@ -127,6 +133,7 @@ static int64_t fn_slot_lookup(piece_build *pb, uint32_t fn) {
         pb->fns[n] = fn;
         memset(&pb->stores[n], 0, sizeof pb->stores[n]);
         memset(&pb->recs[n], 0, sizeof pb->recs[n]);
+        pb->raw[n] = fn == pb->block_fn && pb->block_later;
         memset(&pb->self[n * width], 0, width * sizeof *pb->self);
         pb->fkeys[h] = fn + 1;
         pb->fvals[h] = (uint32_t)n;
@@ -172,6 +179,7 @@ static int table_grow(piece_build *pb, int calls) {
     uint64_t *t = zeroed_array(c, sizeof *t);
     if (!t) return -1;
     for (size_t slot = 0; slot < pb->nfns; slot++) {
+        if (pb->raw[slot]) continue;
         uint32_t n = calls ? pb->recs[slot].calls.n : pb->recs[slot].jumps.n;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t h = calls ? call_rec_hash(pb->seed, &pb->recs[slot].calls.v[i])
@@ -187,16 +195,31 @@ static int table_grow(piece_build *pb, int calls) {
     return 0;
 }
 
+/* A call line's costs added to its record's row (`map`: their events in the profile's order). */
+static int add_values(cg_cost *row, const cg_cost *values, size_t n, const uint32_t *map) {
+    int bad = 0;
+    if (!map) {
+        bad = row_add(row, values, n);
+    } else {
+        for (size_t i = 0; i < n; i++) bad |= cost_add(&row[map[i]], values[i]);
+    }
+    return bad ? -1 : 0;
+}
+
 int local_call(piece_build *pb, const call_rec *key, int guessed, const cg_cost *values, size_t n,
                const uint32_t *map) {
     if (any_negative(values, n)) return -1;
     int64_t slot = fn_slot(pb, key->caller);
     if (slot < 0) return -1;
+    call_list *l = &pb->recs[slot].calls;
+    cg_cost *row;
+    if (pb->raw[slot]) {
+        if (call_list_push(l, &pb->pool, pb->nraw, key, guessed, &row)) return -1;
+        return add_values(row, values, n, map);
+    }
     if (2 * (pb->ncalls + 1) > pb->ctab_cap && table_grow(pb, 1)) return -1;
     size_t mask = pb->ctab_cap - 1, s = call_rec_hash(pb->seed, key) & mask;
     while (pb->ctab[s] && !call_rec_same(call_at(pb, pb->ctab[s]), key)) s = (s + 1) & mask;
-    call_list *l = &pb->recs[slot].calls;
-    cg_cost *row;
     if (pb->ctab[s]) {
         uint32_t c = (uint32_t)pb->ctab[s] - 1;
         l->guessed[c] &= (unsigned char)guessed;
@@ -207,22 +230,17 @@ int local_call(piece_build *pb, const call_rec *key, int guessed, const cg_cost 
         pb->ctab[s] = ((uint64_t)slot << 32) | l->n;
         pb->ncalls++;
     }
-    int bad = 0;
-    if (!map) {
-        bad = row_add(row, values, n);
-    } else {
-        for (size_t i = 0; i < n; i++) bad |= cost_add(&row[map[i]], values[i]);
-    }
-    return bad ? -1 : 0;
+    return add_values(row, values, n, map);
 }
 
 int local_jump(piece_build *pb, const jump_rec *key) {
     int64_t slot = fn_slot(pb, key->fn);
     if (slot < 0) return -1;
+    jump_list *l = &pb->recs[slot].jumps;
+    if (pb->raw[slot]) return jump_list_push(l, &pb->pool, key) ? -1 : 0;
     if (2 * (pb->njumps + 1) > pb->jtab_cap && table_grow(pb, 0)) return -1;
     size_t mask = pb->jtab_cap - 1, s = jump_rec_hash(pb->seed, key) & mask;
     while (pb->jtab[s] && !jump_rec_same(jump_at(pb, pb->jtab[s]), key)) s = (s + 1) & mask;
-    jump_list *l = &pb->recs[slot].jumps;
     if (pb->jtab[s]) {
         jump_rec *j = &l->v[(uint32_t)pb->jtab[s] - 1];
         return count_add(&j->executed, key->executed) | count_add(&j->taken, key->taken) ? -1 : 0;
@@ -231,6 +249,12 @@ int local_jump(piece_build *pb, const jump_rec *key) {
     pb->jtab[s] = ((uint64_t)slot << 32) | l->n;
     pb->njumps++;
     return 0;
+}
+
+uint32_t local_block(piece_build *pb, uint32_t entry) {
+    pb->block_fn = entry & ~(uint32_t)LOCAL_LATER;
+    pb->block_later = (entry & LOCAL_LATER) != 0;
+    return pb->block_fn;
 }
 
 /* ---- the pieces' text ---- */
@@ -269,6 +293,7 @@ typedef struct piece {
     size_t nraw;
     int done, faulty;
     int own;         /* parsed by the calling thread as it is cut, never by a worker */
+    uint32_t seq;    /* pieces begun before it, and 1 */
     parse_state end; /* the worker's state after its last line */
     piece_build build;
 } piece;
@@ -301,6 +326,10 @@ struct splitter {
      * and each worker's, numbered as they start (nstarted) */
     line_frees *frees;
     unsigned nstarted;
+    /* pieces begun; per function, the piece its last fn= line was read into (0: none yet) */
+    uint32_t pieces;
+    uint32_t *fn_piece;
+    size_t fn_piece_n, fn_piece_cap;
     text_chunk *chunk;       /* the chunk of the lines being cut, once a piece refers to them */
     const char *data;        /* where those lines begin */
     text_chunk *free_chunks; /* owned buffers no piece refers to, for the reader again */
@@ -482,7 +511,7 @@ static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
     build_reset(&pc->build);
     pc->build.nraw = pc->nraw;
     pc->build.seed = main->b->seed;
-    pc->build.last_fn = NO_INDEX;
+    pc->build.last_fn = pc->build.block_fn = NO_INDEX;
     w.local = &pc->build;
     int rc = 0;
     /* a segment ends at a line end: a chunk's lines are whole, and pieces begin at a line */
@@ -603,7 +632,7 @@ static int stitch(splitter *sp, piece *pc) {
             return -1;
         /* the function's calls and jumps: taken whole when it has none yet, else merged
          * through its own lookup, after those of the pieces before */
-        if (build_take_records(b, fn, &pb->recs[i], &pb->pool)) return -1;
+        if (build_take_records(b, fn, &pb->recs[i], &pb->pool, !pb->raw[i])) return -1;
     }
     /* the parser's state after the piece: its lines, last positions, a call or jump waiting
      * (the splitter does not count lines: the worker counts them from where the piece began) */
@@ -708,6 +737,7 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
     pc->next = NULL;
     pc->start = *start;
     pc->known_last = known_last;
+    pc->seq = ++sp->pieces;
     return pc;
 }
 
@@ -806,6 +836,26 @@ static int cut(splitter *sp) {
     sp->ps->names_out = &b->names;
     sp->cand = 0;
     return submit(sp, a);
+}
+
+/* After a fn= line read into the current piece's names: its function's entry is marked
+ * LOCAL_LATER (split.h) when its last block was read into an earlier piece. A block that a cut
+ * then moves on to the next piece counts as read into the one before: a mark missed costs only
+ * the lookups it would have saved, and one made is right whatever the cut. */
+static int mark_block(splitter *sp) {
+    name_list *names = &sp->cur->names;
+    uint32_t fn = sp->ps->st.fn;
+    if (sp->ps->st.skip_records || !names->n || names->v[names->n - 1] != fn) return 0;
+    if (fn >= sp->fn_piece_n) {
+        if (VEC_RESERVE(sp->fn_piece, sp->fn_piece_cap, (size_t)fn + 1)) return -1;
+        memset(sp->fn_piece + sp->fn_piece_n, 0,
+               ((size_t)fn + 1 - sp->fn_piece_n) * sizeof *sp->fn_piece);
+        sp->fn_piece_n = (size_t)fn + 1;
+    }
+    uint32_t last = sp->fn_piece[fn];
+    if (last && last != sp->cur->seq) names->v[names->n - 1] |= LOCAL_LATER;
+    sp->fn_piece[fn] = sp->cur->seq;
+    return 0;
 }
 
 static int key_char(char c) {
@@ -1021,7 +1071,7 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
                 sp->cand_state = *st;
                 sp->cand_state.assoc = ASSOC_NONE;
             }
-            if (name_line(ps, ls, mark, nl, eol)) goto fail;
+            if (name_line(ps, ls, mark, nl, eol) || mark_block(sp)) goto fail;
             break;
         case L_NAME:
             if (reserve_stream(sp) || name_line(ps, ls, mark, nl, eol)) goto fail;
@@ -1186,6 +1236,7 @@ void split_free(splitter *sp) {
         chunk_free(ck);
     }
     line_scratch_free(&sp->scratch);
+    free(sp->fn_piece);
     /* every thread but this one is gone */
     line_frees_free(sp->frees, (size_t)sp->nworkers + 1);
     sp->ps->b->scratch.frees = NULL;

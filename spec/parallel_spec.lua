@@ -275,6 +275,34 @@ local function comes_back_text()
   return table.concat(out, "\n") .. "\n", ir, npositions
 end
 
+-- Functions whose first blocks have neither calls nor jumps and whose later blocks make one call
+-- and one jump twice each: a split load keeps a later block's records as read in its piece
+-- (split.h, LOCAL_LATER) and merges them one by one at the stitch, here into a function with no
+-- list yet, a record repeated in the piece summed as on one thread. Each of the 4 functions
+-- calls "callee" from line 20 twice a block in blocks 3 to 6 (calls=2, 7 each: 16 calls, 56 in
+-- all) and jumps from line 21 to 30 as often (jump=3: 24 times).
+local function later_calls_text()
+  local out = { "events: Ir", "positions: line" }
+  local named = false
+  for b = 1, 6 do
+    for f = 1, 4 do
+      out[#out + 1] = b == 1 and ("fn=(%d) f%d"):format(f, f) or ("fn=(%d)"):format(f)
+      out[#out + 1] = ("%d %d"):format(10 + b, f)
+      if b >= 3 then
+        for _ = 1, 2 do
+          out[#out + 1] = named and "cfn=(9)" or "cfn=(9) callee"
+          named = true
+          out[#out + 1] = "calls=2 50"
+          out[#out + 1] = "20 7"
+          out[#out + 1] = "jump=3 30"
+          out[#out + 1] = "21"
+        end
+      end
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
 -- Enough calls and jumps (about 5 MB of them while loading) that their numbering at the end
 -- is shared between threads (builder.c: at least four blocks of the pool each).
 local function many_records_text()
@@ -347,6 +375,22 @@ describe("a load on several threads", function()
       local diff = first_difference(expected, outcome(load, { threads = threads }))
       assert.is_nil(diff, diff)
     end
+  end)
+
+  it("merges the calls and jumps of a function's later blocks as read, as on one thread", function()
+    local load = parse_of(later_calls_text(), "later")
+    same_everywhere("later blocks", load)
+    local prof = assert(load { threads = 2, chunk_size = 1 })
+    for fn in prof:functions() do
+      if fn.name ~= "callee" then
+        local calls, jumps = {}, {}
+        for call in fn:callees() do calls[#calls + 1] = { call.count, call:inclusive(1) } end
+        for jump in fn:jumps() do jumps[#jumps + 1] = { jump.executed, jump.to_line } end
+        assert.same({ { 16, 56 } }, calls)
+        assert.same({ { 24, 30 } }, jumps)
+      end
+    end
+    prof:close()
   end)
 
   it("analyses a big call graph on several threads as on one, faults in the same order", function()

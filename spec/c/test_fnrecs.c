@@ -103,7 +103,7 @@ static void test_take(void) {
     memset(&into, 0, sizeof into);
     memset(&from, 0, sizeof from);
     for (uint32_t i = 0; i < 3; i++) CHECK_INT(ST_OK, add_call(&from, &piece, 1, i, i, 1, 0, 1));
-    CHECK_INT(ST_OK, call_list_take(&into, &pool, &from, &piece, SEED, 1));
+    CHECK_INT(ST_OK, call_list_take(&into, &pool, &from, &piece, SEED, 1, 1));
     CHECK_INT(3, into.n);
     CHECK_INT(2, into.v[2].callee);
     CHECK_INT(1, into.costs[2]);
@@ -114,7 +114,7 @@ static void test_take(void) {
     CHECK_INT(ST_OK, add_call(&from, &piece, 1, 9, 9, 1, 0, 4));
     CHECK_INT(ST_OK, add_call(&from, &piece, 1, 1, 1, 5, 1, 6));
     CHECK_INT(ST_OK, add_call(&from, &piece, 1, 8, 8, 1, 0, 7));
-    CHECK_INT(ST_OK, call_list_take(&into, &pool, &from, &piece, SEED, 1));
+    CHECK_INT(ST_OK, call_list_take(&into, &pool, &from, &piece, SEED, 1, 1));
     CHECK_INT(5, into.n);
     CHECK_INT(0, into.v[0].callee);
     CHECK_INT(1, into.v[1].callee);
@@ -128,7 +128,7 @@ static void test_take(void) {
     /* an overflow while merging is reported, every record still added */
     CHECK_INT(ST_OK, add_call(&from, &piece, 1, 0, 0, UINT64_MAX, 0, 1));
     CHECK_INT(ST_OK, add_call(&from, &piece, 1, 12, 12, 1, 0, 1));
-    CHECK_INT(ST_OVERFLOW, call_list_take(&into, &pool, &from, &piece, SEED, 1));
+    CHECK_INT(ST_OVERFLOW, call_list_take(&into, &pool, &from, &piece, SEED, 1, 1));
     CHECK_INT(6, into.n);
     CHECK(into.v[0].count == UINT64_MAX);
     CHECK_INT(12, into.v[5].callee);
@@ -137,10 +137,31 @@ static void test_take(void) {
     memset(&big, 0, sizeof big);
     for (uint32_t i = 0; i < 20; i++) CHECK_INT(ST_OK, add_call(&from, &piece, 1, i, i, 1, 0, 1));
     CHECK(from.tab != NULL);
-    CHECK_INT(ST_OK, call_list_take(&big, &pool, &from, &piece, SEED, 1));
+    CHECK_INT(ST_OK, call_list_take(&big, &pool, &from, &piece, SEED, 1, 1));
     CHECK_INT(ST_OK, add_call(&big, &pool, 1, 13, 13, 1, 0, 1));
     CHECK_INT(20, big.n);
     CHECK_INT(2, big.v[13].count);
+    /* records kept as read (a split load's later block), one of them twice: an empty list
+     * takes them one by one, the repeated one summed, in the order first read */
+    call_list raw, fresh;
+    memset(&raw, 0, sizeof raw);
+    memset(&fresh, 0, sizeof fresh);
+    uint32_t callees[] = {5, 6, 5};
+    for (int i = 0; i < 3; i++) {
+        call_rec c = call(7, callees[i], callees[i], (uint64_t)i + 1);
+        cg_cost *row;
+        CHECK_INT(ST_OK, call_list_push(&raw, &piece, 1, &c, 0, &row));
+        row[0] = 10 * (i + 1);
+    }
+    CHECK_INT(ST_OK, call_list_take(&fresh, &pool, &raw, &piece, SEED, 1, 0));
+    CHECK_INT(2, fresh.n);
+    CHECK_INT(5, fresh.v[0].callee);
+    CHECK_INT(4, fresh.v[0].count);
+    CHECK_INT(40, fresh.costs[0]);
+    CHECK_INT(6, fresh.v[1].callee);
+    CHECK_INT(20, fresh.costs[1]);
+    CHECK(raw.v == NULL && raw.n == 0);
+    call_list_free(&fresh, &pool);
     call_list_free(&into, &pool);
     call_list_free(&big, &pool);
     rec_pool_clear(&piece, 0);
@@ -174,11 +195,25 @@ static void test_jumps(void) {
     jump_rec big = jump(7, 2, UINT64_MAX, 0), other = jump(7, 77, 1, 0);
     CHECK_INT(ST_OK, jump_list_add(&from, &pool, SEED, &big));
     CHECK_INT(ST_OK, jump_list_add(&from, &pool, SEED, &other));
-    CHECK_INT(ST_OVERFLOW, jump_list_take(&l, &pool, &from, &pool, SEED));
+    CHECK_INT(ST_OVERFLOW, jump_list_take(&l, &pool, &from, &pool, SEED, 1));
     CHECK_INT(32, l.n);
     CHECK(l.v[2].executed == UINT64_MAX);
     CHECK_INT(77, l.v[31].from_line);
     CHECK(from.v == NULL);
+    /* kept as read, one twice: an empty list takes them one by one */
+    jump_list fresh;
+    memset(&fresh, 0, sizeof fresh);
+    jump_rec a = jump(7, 1, 2, 1), b = jump(7, 2, 3, 0);
+    CHECK_INT(ST_OK, jump_list_push(&from, &pool, &a));
+    CHECK_INT(ST_OK, jump_list_push(&from, &pool, &b));
+    CHECK_INT(ST_OK, jump_list_push(&from, &pool, &a));
+    CHECK_INT(ST_OK, jump_list_take(&fresh, &pool, &from, &pool, SEED, 0));
+    CHECK_INT(2, fresh.n);
+    CHECK_INT(1, fresh.v[0].from_line);
+    CHECK_INT(4, fresh.v[0].executed);
+    CHECK_INT(2, fresh.v[0].taken);
+    CHECK_INT(3, fresh.v[1].executed);
+    jump_list_free(&fresh, &pool);
     jump_list_free(&l, &pool);
     rec_pool_clear(&pool, 0);
 }
