@@ -1,7 +1,7 @@
 /*
  * driver.c - loads one profile with the C library and reports what it cost.
  *
- *   driver [--threads N] FILE [REPEAT]
+ *   driver [--threads N] [--per-thread] FILE [REPEAT]
  *
  * Loads FILE REPEAT times (default 1) in strict mode on N threads (cg_options.threads; default
  * 1, the calling thread alone; 0: the library's default) and prints one `key value` line per
@@ -11,9 +11,12 @@
  *                         call, which comes after the last line; the rest is the analysis
  *   cpu_seconds S         processor time of the load, every thread (user and system)
  *   main_cpu_seconds S    of which the calling thread's
- *   thread_cpu_seconds S  each thread's (the calling one's included), the largest first, as a
- *                         sampler sees them every 2 ms: the largest bounds the load's time on
- *                         cores of its own, whatever else runs on the machine
+ *   thread_cpu_seconds S  with --per-thread: each thread's (the calling one's included), the
+ *                         largest first, as a sampler thread sees them every 2 ms: the largest
+ *                         bounds the load's time on cores of its own, whatever else runs on
+ *                         the machine. The sampler wakes on a core the load's threads use and
+ *                         takes 2-3 % of a two-thread load's wall time on two cores, so it runs
+ *                         only when asked, and runs that time the load go without it
  *   functions/calls/lines/jumps/sections/cycles/warnings N   of the last load
  *   total EVENT N         the last load's total of each raw event (one line per event)
  *   model_bytes N         bytes the last model holds: in malloc (in use after minus before),
@@ -123,14 +126,19 @@ static size_t malloc_in_use(void) {
 }
 
 int main(int argc, char **argv) {
-    int threads = 1;
+    int threads = 1, per_thread = 0;
     if (argc >= 3 && strcmp(argv[1], "--threads") == 0) {
         threads = atoi(argv[2]);
         argv += 2;
         argc -= 2;
     }
+    if (argc >= 2 && strcmp(argv[1], "--per-thread") == 0) {
+        per_thread = 1;
+        argv++;
+        argc--;
+    }
     if (argc < 2 || argc > 3 || threads < 0) {
-        fprintf(stderr, "usage: driver [--threads N] FILE [REPEAT]\n");
+        fprintf(stderr, "usage: driver [--threads N] [--per-thread] FILE [REPEAT]\n");
         return 2;
     }
     int repeat = argc == 3 ? atoi(argv[2]) : 1;
@@ -152,7 +160,7 @@ int main(int argc, char **argv) {
         smp.self = -1;
         sample(&smp); /* the calling thread first */
         pthread_t sampling;
-        int sampled = pthread_create(&sampling, NULL, sampler_thread, &smp) == 0;
+        int sampled = per_thread && pthread_create(&sampling, NULL, sampler_thread, &smp) == 0;
         double c0 = cpu_seconds(RUSAGE_SELF), m0 = cpu_seconds(RUSAGE_THREAD);
         double t0 = now();
         p = cg_load_file(argv[1], &opts, &err);
