@@ -936,6 +936,17 @@ static const char *line_start(const char *from, const char *at) {
 static inline unsigned bits32(__m128i lo, __m128i hi) {
     return (unsigned)_mm_movemask_epi8(lo) | (unsigned)_mm_movemask_epi8(hi) << 16;
 }
+/* The first mark of the `width` bytes at `s` (bits of `marks`, not 0; their '\n' in `lfs`):
+ * its line's start and end from the '\n' among those bytes, else looked for. */
+static inline const char *mark_in(const char *from, const char *s, unsigned width, uint64_t marks,
+                                  uint64_t lfs, const char *end, const char **line,
+                                  const char **nl) {
+    unsigned at = (unsigned)__builtin_ctzll(marks);
+    uint64_t before = lfs & ((1ull << at) - 1), after = at == 63 ? 0 : lfs >> (at + 1) << (at + 1);
+    *line = before ? s + 64 - __builtin_clzll(before) : line_start(from, s);
+    *nl = after ? s + __builtin_ctzll(after) : mark_line_end(s + width, end);
+    return s + at;
+}
 /* From `s` on, the lines beginning at `from` (for the start of the mark's line). */
 static const char *next_mark_from(const char *from, const char *s, const char *end,
                                   const char **line, const char **nl) {
@@ -945,14 +956,9 @@ static const char *next_mark_from(const char *from, const char *s, const char *e
         __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
         unsigned marks = bits32(_mm_or_si128(_mm_cmpeq_epi8(a, eq), _mm_cmpeq_epi8(a, colon)),
                                 _mm_or_si128(_mm_cmpeq_epi8(b, eq), _mm_cmpeq_epi8(b, colon)));
-        if (!marks) continue;
-        unsigned at = (unsigned)__builtin_ctz(marks);
-        unsigned lfs = bits32(_mm_cmpeq_epi8(a, lf), _mm_cmpeq_epi8(b, lf));
-        unsigned before = lfs & ((1u << at) - 1),
-                 after = at == 31 ? 0 : lfs >> (at + 1) << (at + 1);
-        *line = before ? s + 32 - __builtin_clz(before) : line_start(from, s);
-        *nl = after ? s + __builtin_ctz(after) : mark_line_end(s + 32, end);
-        return s + at;
+        if (marks)
+            return mark_in(from, s, 32, marks, bits32(_mm_cmpeq_epi8(a, lf), _mm_cmpeq_epi8(b, lf)),
+                           end, line, nl);
     }
     for (; s < end; s++) {
         if (*s == '=' || *s == ':') {
@@ -979,14 +985,10 @@ next_mark_wide(const char *s, const char *end, const char **line, const char **n
         uint64_t marks =
             bits64(_mm256_or_si256(_mm256_cmpeq_epi8(a, eq), _mm256_cmpeq_epi8(a, colon)),
                    _mm256_or_si256(_mm256_cmpeq_epi8(b, eq), _mm256_cmpeq_epi8(b, colon)));
-        if (!marks) continue;
-        unsigned at = (unsigned)__builtin_ctzll(marks);
-        uint64_t lfs = bits64(_mm256_cmpeq_epi8(a, lf), _mm256_cmpeq_epi8(b, lf));
-        uint64_t before = lfs & ((1ull << at) - 1),
-                 after = at == 63 ? 0 : lfs >> (at + 1) << (at + 1);
-        *line = before ? s + 64 - __builtin_clzll(before) : line_start(from, s);
-        *nl = after ? s + __builtin_ctzll(after) : mark_line_end(s + 64, end);
-        return s + at;
+        if (marks)
+            return mark_in(from, s, 64, marks,
+                           bits64(_mm256_cmpeq_epi8(a, lf), _mm256_cmpeq_epi8(b, lf)), end, line,
+                           nl);
     }
     return next_mark_from(from, s, end, line, nl);
 }
