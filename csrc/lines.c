@@ -56,17 +56,22 @@ void line_frees_free(line_frees *f, size_t threads) {
     free(f);
 }
 
-/* Gives back the stream's block (cap bytes), to the thread that made it when that is not the
- * thread of `by`. */
-static void give_block(const line_store *s, const line_scratch *by) {
-    if (by && by->frees && s->owner != by->self && s->cap >= sizeof(void *))
-        frees_push(&by->frees[s->owner], s->data);
-    else
-        free(s->data);
+/* Whether the stream's block was made by another thread of a split load than that of `by`. */
+static inline int foreign(const line_store *s, const line_scratch *by) {
+    return by && by->frees && s->owner != by->self;
 }
 
 static inline unsigned char owner_of(const line_scratch *by) {
     return by ? by->self : 0;
+}
+
+/* Gives back the stream's block (cap bytes), to the thread that made it when that is not the
+ * thread of `by`. */
+static void give_block(const line_store *s, const line_scratch *by) {
+    if (foreign(s, by) && s->cap >= sizeof(void *))
+        frees_push(&by->frees[s->owner], s->data);
+    else
+        free(s->data);
 }
 
 size_t line_store_bytes(const line_store *s) {
@@ -116,7 +121,7 @@ static void trim(line_store *s, const line_scratch *by) {
         return;
     }
     unsigned char *data;
-    if (by && by->frees && s->owner != by->self) {
+    if (foreign(s, by)) {
         /* made by another thread: copied, rather than realloc'd under that thread's lock */
         if (!(data = malloc(s->used))) return; /* the larger block stays: still valid */
         memcpy(data, s->data, s->used);

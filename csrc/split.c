@@ -462,7 +462,7 @@ static int merge_streams(splitter *sp, piece *pc, line_scratch *scratch, cg_cost
     int rc = 0;
     pthread_rwlock_rdlock(&sp->grow);
     /* first the functions whose shard no other thread holds, then the rest (a joined stream is
-     * emptied): a thread that found a shard busy used to sleep until the other had compacted */
+     * emptied), rather than sleep while the other thread compacts a stream of a busy shard */
     for (int wait = 0; wait < 2; wait++) {
         for (size_t i = 0; !rc && i < pb->nfns; i++) {
             if (!pb->stores[i].count) continue; /* joined, or a function with calls or jumps only */
