@@ -16,7 +16,7 @@
  *                         bounds the load's time on cores of its own, whatever else runs on
  *                         the machine. The sampler wakes on a core the load's threads use and
  *                         takes 2-3 % of a two-thread load's wall time on two cores, so it runs
- *                         only when asked, and runs that time the load go without it
+ *                         only when asked: timed runs go without it
  *   functions/calls/lines/jumps/sections/cycles/warnings N   of the last load
  *   total EVENT N         the last load's total of each raw event (one line per event)
  *   model_bytes N         bytes the last model holds: in malloc (in use after minus before),

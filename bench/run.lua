@@ -262,13 +262,13 @@ local function measure_c(path, runs, threads)
   end
   -- the busiest thread: the calling one's time on one thread, else the sampler's largest (the
   -- driver prints the largest first)
-  for _ = 1, runs do
-    if threads == 1 then
-      longest = mains
-      break
+  if threads == 1 then
+    longest = mains
+  else
+    for _ = 1, runs do
+      local r = run_driver(path, threads, true)
+      table.insert(longest, list(r.thread_cpu_seconds or r.main_cpu_seconds)[1])
     end
-    local r = run_driver(path, threads, true)
-    table.insert(longest, list(r.thread_cpu_seconds or r.main_cpu_seconds)[1])
   end
   last.median = median(times)
   last.read_median = median(reads)

@@ -177,7 +177,8 @@ status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object,
     return ST_OK;
 }
 
-void build_defined(builder *b, uint32_t fn) {
+int build_defined(builder *b, uint32_t fn) {
+    int again = b->fn_defined[fn];
     b->fn_defined[fn] = 1;
     /* the block of another function begins: the last one's records are most likely complete */
     if (b->block_fn != NO_INDEX && b->block_fn != fn && !b->streams_elsewhere)
@@ -191,6 +192,7 @@ void build_defined(builder *b, uint32_t fn) {
     const line_store *s = &b->p->line_stores[fn];
     if (!b->streams_elsewhere && s->data) __builtin_prefetch(s->data + s->used, 1);
     __builtin_prefetch(costs_row(&b->p->fn_self, b->p->nraw, fn), 1);
+    return again;
 }
 
 /* ---- line costs ---- */

@@ -99,8 +99,9 @@ status build_event_desc(builder *b, const event_desc *d);
 
 /* ---- records ---- */
 status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object, uint32_t *fn);
-/* Marks a function as bound by a fn= line, where a block of its records begins. */
-void build_defined(builder *b, uint32_t fn);
+/* Marks a function as bound by a fn= line, where a block of its records begins; whether a block
+ * of it began before. */
+int build_defined(builder *b, uint32_t fn);
 /* Adds a line record's costs (`n` values in event order) to the open section's costs, the
  * function's self cost and its records; ST_OVERFLOW leaves the function unchanged when it is
  * the section's sum that overflows. */

@@ -84,6 +84,19 @@ void line_scratch_free(line_scratch *scratch) {
     scratch->cap = 0;
 }
 
+/* The stream's bytes moved into a new block of `cap` bytes from this thread's allocator, the old
+ * block given back: 0, or -1 when out of memory (the stream as it was). */
+static int move_block(line_store *s, size_t cap, const line_scratch *by) {
+    unsigned char *data = malloc(cap);
+    if (!data) return -1;
+    if (s->data) memcpy(data, s->data, s->used);
+    give_block(s, by);
+    s->data = data;
+    s->cap = cap;
+    s->owner = owner_of(by);
+    return 0;
+}
+
 /* Makes sure `need` more bytes fit, on the thread of `by` (NULL: the only one, or a stream
  * it made). The buffer doubles while small, then grows by half: the spare room goes back when
  * the loader moves on, so growing fast costs memory only briefly. */
@@ -97,14 +110,7 @@ static status reserve_by(line_store *s, size_t need, const line_scratch *by) {
      * made the block for the whole copy, and a split load's streams are made on one thread and
      * grown on another, which then waited for each other (instr-100 on two threads: 1,160
      * waits in a load, 630 after, 0.308 -> 0.292 s); malloc takes this thread's own arena */
-    unsigned char *data = malloc(cap);
-    if (!data) return ST_NOMEM;
-    if (s->data) memcpy(data, s->data, s->used);
-    give_block(s, by);
-    s->data = data;
-    s->cap = cap;
-    s->owner = owner_of(by);
-    return ST_OK;
+    return move_block(s, cap, by) ? ST_NOMEM : ST_OK;
 }
 
 status line_reserve(line_store *s, size_t need) {
@@ -120,16 +126,14 @@ static void trim(line_store *s, const line_scratch *by) {
         s->cap = 0;
         return;
     }
-    unsigned char *data;
+    /* made by another thread: copied, rather than realloc'd under that thread's lock (out of
+     * memory either way, the larger block stays: still valid) */
     if (foreign(s, by)) {
-        /* made by another thread: copied, rather than realloc'd under that thread's lock */
-        if (!(data = malloc(s->used))) return; /* the larger block stays: still valid */
-        memcpy(data, s->data, s->used);
-        give_block(s, by);
-        s->owner = by->self;
-    } else if (!(data = realloc(s->data, s->used))) {
+        (void)move_block(s, s->used, by);
         return;
     }
+    unsigned char *data = realloc(s->data, s->used);
+    if (!data) return;
     s->data = data;
     s->cap = s->used;
 }

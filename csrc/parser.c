@@ -220,8 +220,10 @@ static int function_of(parser *ps, uint32_t name, uint32_t file, uint32_t object
                    ? stopped(ps)
                    : LINE_OK;
     if (build_function(ps->b, name, file, object, out)) return out_of_memory(ps);
-    if (defined) build_defined(ps->b, *out);
-    return ps->names_out ? put_name(ps, *out) : LINE_OK;
+    /* a block of a function that had one before: a split load's piece keeps its calls and
+     * jumps as read (split.h) */
+    int again = defined && build_defined(ps->b, *out);
+    return ps->names_out ? put_name(ps, again ? *out | LOCAL_LATER : *out) : LINE_OK;
 }
 
 /* The name table each position specification refers to (SPEC_*, parser.h). */

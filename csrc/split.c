@@ -257,7 +257,7 @@ int local_jump(piece_build *pb, const jump_rec *key) {
 }
 
 uint32_t local_block(piece_build *pb, uint32_t entry) {
-    pb->block_fn = entry & ~(uint32_t)LOCAL_LATER;
+    pb->block_fn = entry & ~LOCAL_LATER;
     pb->block_later = (entry & LOCAL_LATER) != 0;
     return pb->block_fn;
 }
@@ -298,7 +298,6 @@ typedef struct piece {
     size_t nraw;
     int done, faulty;
     int own;         /* parsed by the calling thread as it is cut, never by a worker */
-    uint32_t seq;    /* pieces begun before it, and 1 */
     parse_state end; /* the worker's state after its last line */
     piece_build build;
 } piece;
@@ -331,10 +330,6 @@ struct splitter {
      * and each worker's, numbered as they start (nstarted) */
     line_frees *frees;
     unsigned nstarted;
-    /* pieces begun; per function, the piece its last fn= line was read into (0: none yet) */
-    uint32_t pieces;
-    uint32_t *fn_piece;
-    size_t fn_piece_n, fn_piece_cap;
     text_chunk *chunk;       /* the chunk of the lines being cut, once a piece refers to them */
     const char *data;        /* where those lines begin */
     text_chunk *free_chunks; /* owned buffers no piece refers to, for the reader again */
@@ -743,7 +738,6 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
     pc->next = NULL;
     pc->start = *start;
     pc->known_last = known_last;
-    pc->seq = ++sp->pieces;
     return pc;
 }
 
@@ -842,26 +836,6 @@ static int cut(splitter *sp) {
     sp->ps->names_out = &b->names;
     sp->cand = 0;
     return submit(sp, a);
-}
-
-/* After a fn= line read into the current piece's names: its function's entry is marked
- * LOCAL_LATER (split.h) when its last block was read into an earlier piece. A block that a cut
- * then moves on to the next piece counts as read into the one before: a mark missed costs only
- * the lookups it would have saved, and one made is right whatever the cut. */
-static int mark_block(splitter *sp) {
-    name_list *names = &sp->cur->names;
-    uint32_t fn = sp->ps->st.fn;
-    if (sp->ps->st.skip_records || !names->n || names->v[names->n - 1] != fn) return 0;
-    if (fn >= sp->fn_piece_n) {
-        if (VEC_RESERVE(sp->fn_piece, sp->fn_piece_cap, (size_t)fn + 1)) return -1;
-        memset(sp->fn_piece + sp->fn_piece_n, 0,
-               ((size_t)fn + 1 - sp->fn_piece_n) * sizeof *sp->fn_piece);
-        sp->fn_piece_n = (size_t)fn + 1;
-    }
-    uint32_t last = sp->fn_piece[fn];
-    if (last && last != sp->cur->seq) names->v[names->n - 1] |= LOCAL_LATER;
-    sp->fn_piece[fn] = sp->cur->seq;
-    return 0;
 }
 
 static int key_char(char c) {
@@ -1119,7 +1093,7 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
                 sp->cand_state = *st;
                 sp->cand_state.assoc = ASSOC_NONE;
             }
-            if (name_line(ps, ls, mark, nl, eol) || mark_block(sp)) goto fail;
+            if (name_line(ps, ls, mark, nl, eol)) goto fail;
             break;
         case L_NAME:
             if (reserve_stream(sp) || name_line(ps, ls, mark, nl, eol)) goto fail;
@@ -1288,7 +1262,6 @@ void split_free(splitter *sp) {
         chunk_free(ck);
     }
     line_scratch_free(&sp->scratch);
-    free(sp->fn_piece);
     /* every thread but this one is gone */
     line_frees_free(sp->frees, (size_t)sp->nworkers + 1);
     sp->ps->b->scratch.frees = NULL;

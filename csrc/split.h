@@ -50,11 +50,12 @@ int local_call(struct piece_build *pb, const call_rec *key, int guessed, const c
                size_t n, const uint32_t *map);
 int local_jump(struct piece_build *pb, const jump_rec *key);
 /* A fn= line's function as the splitter gives it in a piece's name list: with LOCAL_LATER set
- * when the function had a block in an earlier piece, whose calls and jumps are then kept as
- * read (the stitch merges them into the function's lists, one by one, as it must anyway)
- * rather than looked up in the piece's tables first. local_block takes the flag off and notes
- * it for the function's records in the piece; function indexes are below 2^31 (idxtab.h). */
-enum { LOCAL_LATER = 0x80000000u };
+ * when a block of the function came before, most often in an earlier piece, whose calls and
+ * jumps are then kept as read (the stitch merges them into the function's lists, one by one,
+ * as it must anyway) rather than looked up in the piece's tables first; a function's records
+ * in a piece go the way of its first block there. local_block takes the flag off and notes it
+ * for the function's records in the piece; function indexes are below 2^31 (idxtab.h). */
+#define LOCAL_LATER 0x80000000u
 uint32_t local_block(struct piece_build *pb, uint32_t entry);
 
 #pragma GCC visibility pop
