@@ -246,58 +246,88 @@ local function run_driver(path, threads, per_thread)
   return r
 end
 
--- The C driver on `threads` threads (default 1), once per process, `runs` times, and as many
--- runs again for the busiest thread's processor time when there are several.
-local function measure_c(path, runs, threads)
-  threads = threads or 1
-  local times, reads, cpus, mains, longest, peak, last = {}, {}, {}, {}, {}, 0, nil
-  for _ = 1, runs do
-    local r = run_driver(path, threads, false)
-    table.insert(times, r.load_seconds)
-    table.insert(reads, r.read_seconds)
-    table.insert(cpus, r.cpu_seconds)
-    table.insert(mains, r.main_cpu_seconds)
-    peak = math.max(peak, r.peak_rss_kb)
-    last = r
-  end
+-- What the runs of the C driver on `threads` threads gave, one run at a time (c_add), and
+-- their medians (c_summary).
+local function c_runs(threads)
+  return { threads = threads, times = {}, reads = {}, cpus = {}, mains = {}, peak = 0 }
+end
+
+local function c_add(acc, r)
+  table.insert(acc.times, r.load_seconds)
+  table.insert(acc.reads, r.read_seconds)
+  table.insert(acc.cpus, r.cpu_seconds)
+  table.insert(acc.mains, r.main_cpu_seconds)
+  acc.peak = math.max(acc.peak, r.peak_rss_kb)
+  acc.last = r
+end
+
+-- The medians of the runs, and as many runs again for the busiest thread's processor time when
+-- there are several threads.
+local function c_summary(acc, path)
+  local last, longest = acc.last, {}
   -- the busiest thread: the calling one's time on one thread, else the sampler's largest (the
   -- driver prints the largest first)
-  if threads == 1 then
-    longest = mains
+  if acc.threads == 1 then
+    longest = acc.mains
   else
-    for _ = 1, runs do
-      local r = run_driver(path, threads, true)
+    for _ = 1, #acc.times do
+      local r = run_driver(path, acc.threads, true)
       table.insert(longest, list(r.thread_cpu_seconds or r.main_cpu_seconds)[1])
     end
   end
-  last.median = median(times)
-  last.read_median = median(reads)
-  last.cpu_median = median(cpus)
+  last.median = median(acc.times)
+  last.read_median = median(acc.reads)
+  last.cpu_median = median(acc.cpus)
   -- the calling thread's processor time, the others' and the busiest thread's: what the load
   -- takes on cores of its own is at least the busiest thread's time, and on two cores at least
   -- half the whole
-  last.main_median = median(mains)
+  last.main_median = median(acc.mains)
   last.other_median = last.cpu_median - last.main_median
   last.longest_median = median(longest)
   last.two_cores = math.max(last.longest_median, last.cpu_median / 2)
-  last.times = times
-  last.peak_rss_kb = peak
+  last.times = acc.times
+  last.peak_rss_kb = acc.peak
   return last
 end
 
--- The bare tokenizer (bench/tokenize.c: the core's reader, every number parsed, nothing kept),
--- once per process, `runs` times: the floor a loader is measured against.
-local function measure_tokenizer(path, runs)
-  local times, last = {}, nil
+-- One run of the bare tokenizer (bench/tokenize.c: the core's reader, every number parsed,
+-- nothing kept), in a process of its own: the floor a loader is measured against.
+local function run_tokenizer(path)
+  local out, ok = run(("%s/tokenize %s 1"):format(BIN, quote(path)))
+  local r = parse_keys(out)
+  if not ok or r.error then error("tokenize failed on " .. path .. ":\n" .. out, 0) end
+  return r
+end
+
+-- The tokenizer, the C driver on one thread and on each of THREADS, and (`also`) the loads of
+-- other files on one thread and on the default threads, in `runs` rounds of one run each: a
+-- ratio of two of them (a load over the tokenizer, one thread over two, gzip over plain)
+-- compares runs made seconds apart, so the other work of a shared host, which comes and goes
+-- over minutes, weighs on both alike. Gives the tokenizer's runs, the C loads on one thread,
+-- on each of THREADS, and the medians of `also`'s loads by file.
+local function measure_loads(path, runs, also)
+  local toks, one, threaded, others = {}, c_runs(1), {}, {}
+  for _, n in ipairs(THREADS) do threaded[n] = c_runs(n) end
+  for _, other in ipairs(also or {}) do others[other] = { one = {}, default = {} } end
+  local tok
   for _ = 1, runs do
-    local out, ok = run(("%s/tokenize %s 1"):format(BIN, quote(path)))
-    local r = parse_keys(out)
-    if not ok or r.error then error("tokenize failed on " .. path .. ":\n" .. out, 0) end
-    table.insert(times, r.seconds)
-    last = r
+    tok = run_tokenizer(path)
+    table.insert(toks, tok.seconds)
+    c_add(one, run_driver(path, 1, false))
+    for _, n in ipairs(THREADS) do c_add(threaded[n], run_driver(path, n, false)) end
+    for other, o in pairs(others) do
+      table.insert(o.one, run_driver(other, 1, false).load_seconds)
+      if DEFAULT_THREADS > 1 then
+        table.insert(o.default, run_driver(other, DEFAULT_THREADS, false).load_seconds)
+      end
+    end
   end
-  last.median = median(times)
-  return last
+  tok.median = median(toks)
+  for n, acc in pairs(threaded) do threaded[n] = c_summary(acc, path) end
+  for other, o in pairs(others) do
+    others[other] = { one = median(o.one), default = #o.default > 0 and median(o.default) or nil }
+  end
+  return tok, c_summary(one, path), threaded, others
 end
 
 local function measure_lua(path, runs)
@@ -476,15 +506,16 @@ local function measure(entry)
   warm(path)
   entry.lines = count_lines(path)
   entry.wc = measure_wc(path)
-  entry.tok = measure_tokenizer(path, entry.runs)
+  entry.roundtrip = { measure_roundtrip() }
+  -- a compressed file's text, loaded in the same rounds: the gzip target's plain load
+  local plain = entry.kind == "gz" and entry.text or nil
+  local others
+  entry.tok, entry.c, entry.threaded, others = measure_loads(path, entry.runs, { plain })
+  entry.plain = plain and others[plain]
+  entry.roundtrip[2] = measure_roundtrip()
   if entry.tok.lines ~= entry.lines and entry.tok.lines ~= entry.lines + 1 then
     error(("%s: the tokenizer read %d lines, wc -l counts %d"):format(path, entry.tok.lines, entry.lines), 0)
   end
-  entry.c = measure_c(path, entry.runs)
-  entry.threaded = {}
-  entry.roundtrip = { measure_roundtrip() }
-  for _, n in ipairs(THREADS) do entry.threaded[n] = measure_c(path, entry.runs, n) end
-  entry.roundtrip[2] = measure_roundtrip()
   if #THREADS > 0 then entry.pair = measure_pair(path, entry.runs) end
   local warnings = entry.c.warning and list(entry.c.warning) or {}
   local expected = 0
@@ -713,12 +744,14 @@ local function targets(entries)
   end
   -- gzip against plain: among the two-thread targets of the issue, judged on the default load
   -- (as the speed-up over callgrind_annotate), one thread's beside it
-  local plain, gz = e["instr 100 MB"], e["instr 100 MB .gz"]
-  if plain and gz then
-    local one = plain.c.median / gz.c.median
-    local tp, tg = default_load(plain), default_load(gz)
-    if tp and tg then
-      local ratio = tp.median / tg.median
+  -- against the plain text's loads made in the same rounds as the compressed file's
+  local gz = e["instr 100 MB .gz"]
+  local plain = gz and gz.plain
+  if plain then
+    local one = plain.one / gz.c.median
+    local tg = default_load(gz)
+    if plain.default and tg then
+      local ratio = plain.default / tg.median
       add("gzip input ≥ 0.9× as fast as plain, instr 100 MB", ratio >= 0.9,
         with_one_thread(fmt_n(ratio, 2) .. "×", fmt_n(one, 2) .. "×"))
     else
@@ -804,8 +837,11 @@ local function report(entries)
     .. "to, and its RSS ratio is to the compressed size. Model bytes per record: bytes the model "
     .. "holds in malloc after the load, over functions + calls + line records + jumps. "
     .. "Tokenizer: median of as many runs of bench/tokenize (the core's reader, every number of "
-    .. "every line parsed, nothing kept), made in the same run; load / tok and load / wc are "
-    .. "time ratios.")
+    .. "every line parsed, nothing kept); load / tok and load / wc are time ratios. A file's "
+    .. "runs are made in rounds, each round one run of the tokenizer, of the load on one thread "
+    .. "and of the load on each thread count of the next table (and for the .gz file, of its "
+    .. "text's loads, which the gzip target is judged against): the ratios compare runs made "
+    .. "seconds apart, which the other work of a shared host weighs on alike.")
   add()
   add(loader_table(entries))
   add()
