@@ -153,6 +153,31 @@ int main(void) {
     line_store_free(&tied);
     line_store_free(&small_one);
 
+    /* a function's first piece out of order, moved into an empty stream, is compacted first;
+     * one block summing few of its records says nothing of the blocks to come, so the
+     * thread's guess for the streams it compacts the first time and the stream's own record
+     * stay as they were (a function that comes back block after block, whose next
+     * compactions sum most, would otherwise decode its costs twice) */
+    line_scratch guess = {.seed = 99, .sums_most = 1};
+    line_store first, blk = piece(blocks, 0, 3);
+    memset(&first, 0, sizeof first);
+    CHECK_INT(2, blk.runs);
+    CHECK_INT(ST_OK, line_append_stream(&first, &blk, &strings, NRAW, &guess, row));
+    CHECK_INT(2, first.count); /* compacted: 0x304 summed */
+    CHECK_INT(1, first.runs);
+    CHECK_INT(LINE_SUMS_UNKNOWN, first.sums);
+    CHECK_INT(1, guess.sums_most);
+    line_store blk_sorted = piece(blocks, 1, 3); /* in order: moved as it is */
+    CHECK_INT(ST_OK, line_append_stream(&first, &blk_sorted, &strings, NRAW, &guess, row));
+    CHECK_INT(4, first.count);
+    CHECK_INT(ST_OK, line_finish(&first, &strings, NRAW, &guess));
+    rec twice[] = {blocks[0], blocks[1], blocks[2], blocks[1], blocks[2]};
+    line_store twice_one = whole(twice, 5, &strings);
+    CHECK(same(&twice_one, &first));
+    line_store_free(&first);
+    line_store_free(&twice_one);
+    line_scratch_free(&guess);
+
     /* many records out of order with duplicates, cut anywhere, joined in any order: enough
      * of them for compactions in the pieces and in the joined stream */
     enum { N = 6000 };
