@@ -6,17 +6,9 @@
 #include <string.h>
 
 #include "hash.h"
+#include "mark_scan.h"
 #include "numparse.h"
 #include "vec.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-/* AVX2 where the processor has it, asked at run time (the build is for any x86-64) */
-#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define WIDE_SCAN 1
-#endif
 
 /* PIECE_RECS_BLOCK: the bytes of a block of a piece's calls and jumps (a piece of 128 KiB
  * holds a few KiB of them); FREE_CHUNKS: the reader's buffers kept for it once no piece refers
@@ -343,7 +335,7 @@ struct splitter {
     int redo;
     int (*defer)(void *, uint64_t, const char *);
     void *defer_ctx;
-    int wide_scan; /* next_mark may use AVX2 */
+    mark_scan scan; /* for the lines with a '=' or ':' */
     /* blocks for the builder's pool of calls and jumps, their pages faulted in by the workers
      * (rec_block_ready) rather than by the calling thread as the stitch fills them */
     pthread_mutex_t ready_mu;
@@ -870,8 +862,8 @@ static int classify(const char *s, const char *end) {
     return key_kind(k, n);
 }
 
-/* classify for a line whose first '=' or ':' is at `mark` (next_mark): a key the splitter knows
- * (all letters) that ends at an '=' is told without looking further. */
+/* classify for a line whose first '=' or ':' is at `mark` (mark_scan_next): a key the splitter
+ * knows (all letters) that ends at an '=' is told without looking further. */
 static int classify_at(const char *s, const char *mark, const char *end) {
     if (*mark == '=') {
         int kind = key_kind(s, (size_t)(mark - s));
@@ -887,108 +879,6 @@ static int can_begin(const parser *ps) {
     return st->body_started && !st->skip_records && st->have_events && st->assoc == ASSOC_NONE &&
            !ps->failed && build_section_current(ps->b) != CG_NONE;
 }
-
-/* The '\n' of a line, from `from` on, or NULL when the chunk ends first. */
-static const char *mark_line_end(const char *from, const char *end) {
-    return memchr(from, '\n', (size_t)(end - from));
-}
-
-/* The start of the line that holds `at`: after the last '\n' before it, or `from` (a line's
- * start) when there is none since. */
-static const char *line_start(const char *from, const char *at) {
-    while (at > from && at[-1] != '\n') at--;
-    return at;
-}
-
-/* next_mark: the first line of [s, end) (s at a line's start) with a '=' or ':': every line the
- * splitter reads (names, calls, jumps, headers) has one, position lines have none, so the
- * splitter steps over them at the speed of a vector compare. Gives the first such character,
- * and puts the line's start in *line and its '\n' in *nl (NULL when the chunk ends first),
- * found among the bytes compared with the mark when they are there: the lines' ends are looked
- * for only in those. NULL when no line has one. */
-#if defined(__SSE2__)
-static inline unsigned bits32(__m128i lo, __m128i hi) {
-    return (unsigned)_mm_movemask_epi8(lo) | (unsigned)_mm_movemask_epi8(hi) << 16;
-}
-/* The first mark of the `width` bytes at `s` (bits of `marks`, not 0; their '\n' in `lfs`):
- * its line's start and end from the '\n' among those bytes, else looked for. */
-static inline const char *mark_in(const char *from, const char *s, unsigned width, uint64_t marks,
-                                  uint64_t lfs, const char *end, const char **line,
-                                  const char **nl) {
-    unsigned at = (unsigned)__builtin_ctzll(marks);
-    uint64_t before = lfs & ((1ull << at) - 1), after = at == 63 ? 0 : lfs >> (at + 1) << (at + 1);
-    *line = before ? s + 64 - __builtin_clzll(before) : line_start(from, s);
-    *nl = after ? s + __builtin_ctzll(after) : mark_line_end(s + width, end);
-    return s + at;
-}
-/* From `s` on, the lines beginning at `from` (for the start of the mark's line). */
-static const char *next_mark_from(const char *from, const char *s, const char *end,
-                                  const char **line, const char **nl) {
-    const __m128i eq = _mm_set1_epi8('='), colon = _mm_set1_epi8(':'), lf = _mm_set1_epi8('\n');
-    for (; end - s >= 32; s += 32) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
-        unsigned marks = bits32(_mm_or_si128(_mm_cmpeq_epi8(a, eq), _mm_cmpeq_epi8(a, colon)),
-                                _mm_or_si128(_mm_cmpeq_epi8(b, eq), _mm_cmpeq_epi8(b, colon)));
-        if (marks)
-            return mark_in(from, s, 32, marks, bits32(_mm_cmpeq_epi8(a, lf), _mm_cmpeq_epi8(b, lf)),
-                           end, line, nl);
-    }
-    for (; s < end; s++) {
-        if (*s == '=' || *s == ':') {
-            *line = line_start(from, s);
-            *nl = mark_line_end(s, end);
-            return s;
-        }
-    }
-    return NULL;
-}
-#ifdef WIDE_SCAN
-__attribute__((target("avx2"))) static inline uint64_t bits64(__m256i lo, __m256i hi) {
-    return (uint32_t)_mm256_movemask_epi8(lo) | (uint64_t)(uint32_t)_mm256_movemask_epi8(hi) << 32;
-}
-/* 64 bytes a step (instr-100 on two threads: 0.266 -> 0.261 s), the last ones as above. */
-__attribute__((target("avx2"))) static const char *
-next_mark_wide(const char *s, const char *end, const char **line, const char **nl) {
-    const __m256i eq = _mm256_set1_epi8('='), colon = _mm256_set1_epi8(':'),
-                  lf = _mm256_set1_epi8('\n');
-    const char *from = s;
-    for (; end - s >= 64; s += 64) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)s);
-        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + 32));
-        uint64_t marks =
-            bits64(_mm256_or_si256(_mm256_cmpeq_epi8(a, eq), _mm256_cmpeq_epi8(a, colon)),
-                   _mm256_or_si256(_mm256_cmpeq_epi8(b, eq), _mm256_cmpeq_epi8(b, colon)));
-        if (marks)
-            return mark_in(from, s, 64, marks,
-                           bits64(_mm256_cmpeq_epi8(a, lf), _mm256_cmpeq_epi8(b, lf)), end, line,
-                           nl);
-    }
-    return next_mark_from(from, s, end, line, nl);
-}
-#endif
-static inline const char *next_mark(const splitter *sp, const char *s, const char *end,
-                                    const char **line, const char **nl) {
-#ifdef WIDE_SCAN
-    if (sp->wide_scan) return next_mark_wide(s, end, line, nl);
-#else
-    (void)sp;
-#endif
-    return next_mark_from(s, s, end, line, nl);
-}
-#else
-static const char *next_mark(const splitter *sp, const char *s, const char *end, const char **line,
-                             const char **nl) {
-    (void)sp;
-    const char *eq = memchr(s, '=', (size_t)(end - s));
-    const char *colon = memchr(s, ':', (size_t)((eq ? eq : end) - s));
-    const char *mark = colon ? colon : eq;
-    if (!mark) return NULL;
-    *line = line_start(s, mark);
-    *nl = mark_line_end(mark, end);
-    return mark;
-}
-#endif
 
 /* The position line of a call or jump is met: the names that applied to it only are reset, as
  * the parser resets them. */
@@ -1044,6 +934,7 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
     if (sp->chunk && sp->chunk->refs) sp->chunk = NULL;
     if (sp->chunk) sp->chunk->base = data;
     sp->data = data;
+    mark_scan_forget(&sp->scan);
     if (memchr(data, '\0', size)) {
         /* the parser reports it (so a piece's parser need not look for one) */
         if (settle_pieces(sp)) return -1;
@@ -1070,7 +961,7 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
         }
         /* cutting: the splitter reads the lines with names, the workers the others */
         const char *ls, *nl;
-        const char *mark = next_mark(sp, s, end, &ls, &nl);
+        const char *mark = mark_scan_next(&sp->scan, s, end, &ls, &nl);
         if (!mark) break;
         const char *eol = nl ? nl : end, *next = nl ? nl + 1 : end;
         int kind = classify_at(ls, mark, eol);
@@ -1169,10 +1060,7 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
      * local records) */
     sp->max_queued = (size_t)workers + 11;
     sp->scratch.seed = ps->b->seed;
-#ifdef WIDE_SCAN
-    __builtin_cpu_init();
-    sp->wide_scan = __builtin_cpu_supports("avx2");
-#endif
+    mark_scan_init(&sp->scan);
     /* without the lists (no memory), every block is freed by the thread that lets it go */
     sp->frees = line_frees_new((size_t)workers + 1);
     sp->scratch.frees = ps->b->scratch.frees = sp->frees;
