@@ -463,6 +463,45 @@ describe("a load on several threads", function()
     same_everywhere("generated 5x400", parse_of(generated.profile_text(5, 400), "generated"))
   end)
 
+  it("stops cutting where cutting does not pay, with the model of a load on one thread", function()
+    -- past the first MiB a load on several threads parses the rest on the calling thread when
+    -- the lines it reads itself are dense (Xdebug's profiles: names and calls in nearly every
+    -- line) or when pieces are settled before they grow to a piece (many small parts)
+    local blocks = { "version: 1", "cmd: a.php", "part: 1", "events: Time", "" }
+    for i = 1, 40000 do
+      local fn = i % 500 + 1
+      local callee = i <= 500 and fn or (i * 7) % 500 + 1 -- a name defined before it is used
+      local function name(id) return i <= 500 and ("(%d) f%d"):format(id, id) or ("(%d)"):format(id) end
+      blocks[#blocks + 1] = ("fl=(1)%s\nfn=%s\n%d %d\ncfl=(1)\ncfn=(%d)\ncalls=1 0 0\n%d %d\n"):format(
+        i == 1 and " /a.php" or "", name(fn), i % 90 + 1, i % 13 + 1, callee, i % 50 + 1, i % 7 + 1)
+    end
+    local dense = table.concat(blocks, "\n")
+    assert.is_true(#dense > 2 * 2 ^ 20)
+    local parts = { "version: 1", "creator: callgrind-3.19.0", "positions: line", "events: Ir" }
+    for k = 1, 5000 do
+      parts[#parts + 1] = ("part: %d\nfl=(1) a.c\nfn=(%d) f%d\n"):format(k, k, k)
+      local sum = 0
+      for l = 1, 80 do
+        local cost = (k * l) % 97 + 1
+        sum = sum + cost
+        parts[#parts + 1] = ("%d %d"):format(l, cost)
+      end
+      parts[#parts + 1] = ("totals: %d\n"):format(sum)
+    end
+    local small_parts = table.concat(parts, "\n") .. "\n"
+    assert.is_true(#small_parts > 2 * 2 ^ 20)
+    for name, text in pairs { dense = dense, small_parts = small_parts } do
+      for _, strict in ipairs { true, false } do
+        local expected = outcome(parse_of(text, name), { strict = strict, threads = 1 })
+        assert.is_nil(expected:find("^error"), expected:sub(1, 200))
+        for _, run in ipairs { { 2, nil }, { 3, 4096 } } do
+          local got = outcome(parse_of(text, name), { strict = strict, threads = run[1], chunk_size = run[2] })
+          assert.is_nil(first_difference(expected, got), name)
+        end
+      end
+    end
+  end)
+
   it("keeps sections, selections, Xdebug's profiles and inlined files in order", function()
     for name, text in pairs(TEXTS) do same_everywhere(name, parse_of(text, name)) end
     same_everywhere("compaction", parse_of(compaction_text(), "compaction"))
