@@ -24,14 +24,14 @@ enum {
 };
 
 /* A load stops cutting once it is seen not to pay (splitting_pays), judged from PROBE_BYTES
- * cut on: when the lines the calling thread reads itself are one in fewer than MIN_MARK_BYTES
- * bytes (Xdebug's profiles, where half the lines are names and an eighth calls: the calling
- * thread then does about what a load on one thread does, and the workers read it all again;
- * 100 MB on two threads took 0.52 s against 0.31 s on one), or when the pieces are settled
- * (every piece before a header line stitched) before they grow to a piece's size on average
- * (valgrind's --dump-every-bb parts of a few KiB each: 2,894 waits for the workers in 5.6 MB).
- * What is read after is parsed on the calling thread, as a load on one thread parses it. */
-enum { PROBE_BYTES = 1 << 20, MIN_MARK_BYTES = 24 };
+ * cut on (the settles from PROBE_SETTLES on): when the lines the calling thread reads itself are
+ * one in fewer than MIN_MARK_BYTES bytes (Xdebug's profiles, where half the lines are names and an
+ * eighth calls: the calling thread then does about what a load on one thread does, and the workers
+ * read it all again; 100 MB on two threads took 0.52 s against 0.31 s on one), or when the pieces
+ * are settled (every piece before a header line stitched) before they grow to a piece's size on
+ * average (valgrind's --dump-every-bb parts of a few KiB each: 2,894 waits for the workers in 5.6
+ * MB). What is read after is parsed on the calling thread, as a load on one thread parses it. */
+enum { PROBE_BYTES = 1 << 20, PROBE_SETTLES = 16, MIN_MARK_BYTES = 24 };
 
 /* ---- a piece's records ---- */
 
@@ -807,9 +807,10 @@ static int absolute_positions(const char *s, const char *end, int ncols) {
 
 /* Whether cutting is worth going on with (PROBE_BYTES). */
 static int splitting_pays(const splitter *sp) {
+    int settled_short = sp->cut_bytes < sp->settles * sp->piece_size;
+    if (settled_short && sp->settles >= PROBE_SETTLES) return 0;
     if (sp->cut_bytes < PROBE_BYTES) return 1;
-    return sp->cut_bytes >= sp->settles * sp->piece_size &&
-           sp->cut_bytes >= sp->cut_marks * MIN_MARK_BYTES;
+    return !settled_short && sp->cut_bytes >= sp->cut_marks * MIN_MARK_BYTES;
 }
 
 /* The current piece ends before the candidate fn= line, where a new one begins. */
@@ -964,6 +965,8 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
     if (sp->chunk) sp->chunk->base = data;
     sp->data = data;
     mark_scan_forget(&sp->scan);
+    /* cutting stopped: the lines are the parser's, with no look for where a piece may begin */
+    if (sp->given_up && !sp->cur) return parse_lines(ps, data, size, err);
     if (memchr(data, '\0', size)) {
         /* the parser reports it (so a piece's parser need not look for one) */
         if (settle_pieces(sp)) return -1;
@@ -983,8 +986,12 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
             if (classify(s, nl ? nl : end) == L_FN) {
                 if (s > run && parse_lines(ps, run, (size_t)(s - run), err)) return -1;
                 run = s;
-                if (!sp->given_up && can_begin(ps) && splitting_pays(sp) && begin_piece(sp))
-                    goto fail;
+                if (!sp->given_up && can_begin(ps)) {
+                    if (!splitting_pays(sp))
+                        sp->given_up = 1;
+                    else if (begin_piece(sp))
+                        goto fail;
+                }
             }
             if (!sp->cur) s = next;
             continue;
