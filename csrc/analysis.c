@@ -98,6 +98,7 @@ static void steps_part(void *ctx, size_t k) {
     size_t n = fs->p->nfns;
     line_scratch own = {.seed = fs->scratch ? fs->scratch->seed : 0};
     line_scratch *scratch = k || !fs->scratch ? &own : fs->scratch;
+    if (scratch == &own) line_scratch_lend(&own, fs->p->blocks);
     for (size_t f; (f = atomic_fetch_add(&fs->next, STEP)) < n;)
         for (size_t to = n - f < STEP ? n : f + STEP; f < to; f++)
             fs->result[f] = fs->step(fs->p, f, scratch);

@@ -25,6 +25,7 @@ status builder_init(builder *b, const section_choice *choice, size_t max_warning
     b->p->max_warnings = max_warnings ? max_warnings : 1000;
     b->p->no_cycles = no_cycles != 0;
     b->scratch.seed = b->seed;
+    line_scratch_lend(&b->scratch, b->p->blocks);
     b->block_fn = NO_INDEX;
     b->section = CG_NONE;
     rec_pool_init(&b->pool, RECS_BLOCK);
@@ -67,10 +68,10 @@ static void free_record_state(builder *b) {
 }
 
 void builder_free(builder *b) {
+    line_scratch_free(&b->scratch); /* its heap back to the profile's regions first */
     cg_profile_free(b->p);
     b->p = NULL;
     free_record_state(b);
-    line_scratch_free(&b->scratch);
     free(b->descs);
     free(b->read_ids);
     b->descs = NULL;
@@ -79,6 +80,7 @@ void builder_free(builder *b) {
 
 cg_profile *builder_take(builder *b) {
     cg_profile *p = b->p;
+    line_scratch_free(&b->scratch); /* the heap goes back before the profile is the caller's */
     b->p = NULL;
     return p;
 }

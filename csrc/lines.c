@@ -11,8 +11,13 @@ enum { MIN_BYTES = 64, FAST_GROWTH = 4096, K_ESCAPE = LINE_K_ESCAPE };
 
 /* ---- streams ---- */
 
-void line_store_free(line_store *s) {
-    free(s->data);
+_Static_assert(sizeof(line_store) == 64, "a function's stream header takes 64 bytes");
+
+void line_store_free(line_store *s, const line_scratch *by) {
+    if (!s->heaped)
+        free(s->data);
+    else if (by && by->heap)
+        block_heap_free(by->heap, s->data, s->cap);
     memset(s, 0, sizeof *s);
 }
 
@@ -68,6 +73,12 @@ static inline unsigned char owner_of(const line_scratch *by) {
 /* Gives back the stream's block (cap bytes), to the thread that made it when that is not the
  * thread of `by`. */
 static void give_block(const line_store *s, const line_scratch *by) {
+    /* a block of the regions goes to this thread's heap whoever made it (or is left to the
+     * regions when no heap is at hand); one of malloc to its own thread */
+    if (s->heaped) {
+        if (by && by->heap) block_heap_free(by->heap, s->data, s->cap);
+        return;
+    }
     if (foreign(s, by) && s->cap >= sizeof(void *))
         frees_push(&by->frees[s->owner], s->data);
     else
@@ -78,22 +89,42 @@ size_t line_store_bytes(const line_store *s) {
     return s->cap;
 }
 
+void line_scratch_lend(line_scratch *scratch, block_regions *regions) {
+#if defined(__SANITIZE_ADDRESS__)
+    /* every block from malloc, where the sanitizer sees each one's bounds */
+    (void)regions;
+    scratch->heap = NULL;
+#else
+    scratch->heap = regions ? block_heap_take(regions) : NULL;
+#endif
+}
+
 void line_scratch_free(line_scratch *scratch) {
     free(scratch->mem);
     scratch->mem = NULL;
     scratch->cap = 0;
+    block_heap_give(scratch->heap);
+    scratch->heap = NULL;
 }
 
 /* The stream's bytes moved into a new block of `cap` bytes from this thread's allocator, the old
  * block given back: 0, or -1 when out of memory (the stream as it was). */
 static int move_block(line_store *s, size_t cap, const line_scratch *by) {
-    unsigned char *data = malloc(cap);
+    int heaped = by && by->heap && cap <= BLOCK_HEAP_MAX;
+    unsigned char *data;
+    if (heaped) {
+        cap = block_heap_size(cap);
+        data = block_heap_alloc(by->heap, cap);
+    } else {
+        data = malloc(cap);
+    }
     if (!data) return -1;
     if (s->data) memcpy(data, s->data, s->used);
     give_block(s, by);
     s->data = data;
     s->cap = cap;
     s->owner = owner_of(by);
+    s->heaped = (unsigned char)heaped;
     return 0;
 }
 
@@ -113,8 +144,8 @@ static status reserve_by(line_store *s, size_t need, const line_scratch *by) {
     return move_block(s, cap, by) ? ST_NOMEM : ST_OK;
 }
 
-status line_reserve(line_store *s, size_t need) {
-    return reserve_by(s, need, NULL);
+status line_reserve(line_store *s, size_t need, const line_scratch *by) {
+    return reserve_by(s, need, by);
 }
 
 /* Gives back the room a stream will not use any more. */
@@ -124,6 +155,12 @@ static void trim(line_store *s, const line_scratch *by) {
         give_block(s, by);
         s->data = NULL;
         s->cap = 0;
+        s->heaped = 0;
+        return;
+    }
+    /* a block of the regions: into a smaller class when there is one and a heap at hand */
+    if (s->heaped) {
+        if (by && by->heap && block_heap_size(s->used) < s->cap) (void)move_block(s, s->used, by);
         return;
     }
     /* made by another thread: copied, rather than realloc'd under that thread's lock (out of
@@ -292,10 +329,11 @@ static status scratch_reserve(line_scratch *scratch, size_t bytes) {
 }
 
 /* Appends the record of key `k` and costs `row` (nraw of them) to `out`. */
-ALWAYS_INLINE status put_record(line_store *out, const key *k, const cg_cost *row, size_t nraw) {
+ALWAYS_INLINE status put_record(line_store *out, const key *k, const cg_cost *row, size_t nraw,
+                                const line_scratch *by) {
     size_t n = nraw;
     while (n && row[n - 1] == 0) n--;
-    if (out->cap - out->used < line_worst_case(n) && line_reserve(out, line_worst_case(n)))
+    if (out->cap - out->used < line_worst_case(n) && line_reserve(out, line_worst_case(n), by))
         return ST_NOMEM;
     line_encode(out, k->file, k->line, k->addr, row, n);
     return ST_OK;
@@ -304,10 +342,11 @@ ALWAYS_INLINE status put_record(line_store *out, const key *k, const cg_cost *ro
 /* Room for `records` records of the stream being compacted, at its bytes per record so far
  * (sums may take a byte more: the buffer grows then), so that the output is not grown from
  * nothing by doubling. */
-static status put_room(line_store *out, size_t used, size_t count, size_t records) {
+static status put_room(line_store *out, size_t used, size_t count, size_t records,
+                       const line_scratch *by) {
     size_t per = count ? used / count + 1 : 1;
     if (records > SIZE_MAX / 2 / per) return ST_NOMEM;
-    return line_reserve(out, records * per);
+    return line_reserve(out, records * per, by);
 }
 
 /* sum += row, checked */
@@ -330,6 +369,7 @@ typedef struct decoded {
     unsigned char *summed; /* per record: 0 costs not decoded yet, COSTS_READ decoded, COSTS_SUMMED
                             * another record was added to them */
     size_t n, width, runs;
+    const line_scratch *by; /* the thread's, whose heap the output's block comes from */
 } decoded;
 
 enum { COSTS_READ = 1, COSTS_SUMMED = 2 };
@@ -420,6 +460,7 @@ static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch
     d->b = d->a + n;
     d->summed = (unsigned char *)(d->b + n);
     d->data = s->data;
+    d->by = scratch;
     d->n = n;
     d->width = width;
     /* one event (valgrind's default Ir) decoded by a copy of the loop made for it */
@@ -474,7 +515,7 @@ ALWAYS_INLINE status merge_in_turn(decoded *d, const strtab *strings, size_t nra
 ALWAYS_INLINE status put_merged(const line_store *s, decoded *d, size_t len, size_t nraw, int lazy,
                                 line_store *out) {
     const uint32_t *order = d->a;
-    if (put_room(out, s->used, d->n, len)) return ST_NOMEM;
+    if (put_room(out, s->used, d->n, len, d->by)) return ST_NOMEM;
     size_t i = 0;
     while (i < len) {
         uint32_t j = order[i];
@@ -485,7 +526,7 @@ ALWAYS_INLINE status put_merged(const line_store *s, decoded *d, size_t len, siz
             while (i + m < len && order[i + m] == j + m && d->summed[j + m] != COSTS_SUMMED) m++;
         if (m) {
             size_t bytes = d->offsets[j + m] - d->offsets[j];
-            if (line_reserve(out, bytes)) return ST_NOMEM;
+            if (line_reserve(out, bytes, d->by)) return ST_NOMEM;
             memcpy(out->data + out->used, s->data + d->offsets[j], bytes);
             out->used += bytes;
             out->count += (uint32_t)m;
@@ -496,7 +537,7 @@ ALWAYS_INLINE status put_merged(const line_store *s, decoded *d, size_t len, siz
             i += m;
             continue;
         }
-        status rc = put_record(out, &d->keys[j], costs_of(d, j, nraw, lazy), nraw);
+        status rc = put_record(out, &d->keys[j], costs_of(d, j, nraw, lazy), nraw, d->by);
         if (rc) return rc;
         i++;
     }
@@ -552,9 +593,10 @@ static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, int l
     sorter st = {keys, strings};
     sort_order(&st, order, tmp, bounds, distinct);
     *len_out = distinct;
-    if (put_room(out, used, d->n, distinct)) return ST_NOMEM;
+    if (put_room(out, used, d->n, distinct, d->by)) return ST_NOMEM;
     for (size_t i = 0; i < distinct; i++) {
-        status rc = put_record(out, &keys[order[i]], costs_of(d, order[i], nraw, lazy), nraw);
+        status rc =
+            put_record(out, &keys[order[i]], costs_of(d, order[i], nraw, lazy), nraw, d->by);
         if (rc) return rc;
     }
     return ST_OK;
@@ -614,7 +656,7 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
                           &len, &out);
     }
     if (rc) {
-        line_store_free(&out);
+        line_store_free(&out, scratch);
         return rc;
     }
     give_block(s, scratch);
@@ -653,7 +695,7 @@ status line_finish(line_store *s, const strtab *strings, size_t nraw, line_scrat
 status line_append_stream(line_store *s, line_store *from, const strtab *strings, size_t nraw,
                           line_scratch *scratch, cg_cost *row) {
     if (!from->count) {
-        line_store_free(from);
+        line_store_free(from, scratch);
         return ST_OK;
     }
     from->owner = owner_of(scratch); /* made on this thread */
@@ -710,7 +752,7 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
     s->last_file = from->last_file;
     s->last_line = from->last_line;
     s->last_addr = from->last_addr;
-    line_store_free(from);
+    line_store_free(from, scratch);
     /* out of order: compacted as line_append compacts, when the duplicates may have piled up */
     if (s->runs > 1 && s->count >= 4 * (uint64_t)s->distinct + 256)
         return line_compact(s, strings, nraw, scratch);

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blockheap.h"
 #include "callgrind.h"
 #include "inline.h"
 #include "status.h"
@@ -42,6 +43,7 @@ typedef struct line_store {
                                * below) */
     unsigned char sums;       /* what its last compaction summed: LINE_SUMS_* */
     unsigned char owner;      /* the thread of a split load whose allocator made `data` */
+    unsigned char heaped;     /* `data` is a block of the profile's regions (blockheap.h) */
     uint64_t last_line, last_addr;
 } line_store;
 
@@ -65,6 +67,8 @@ typedef struct line_scratch {
     /* a split load's lists, or NULL: blocks freed at once; this thread's number among them */
     line_frees *frees;
     unsigned char self;
+    /* this thread's heap of the profile's regions (line_scratch_lend), or NULL: malloc */
+    block_heap *heap;
 } line_scratch;
 
 /* ---- appending: inline, since the builder appends once per line record of the input ---- */
@@ -104,14 +108,14 @@ ALWAYS_INLINE void line_encode(line_store *s, uint32_t file, uint64_t line, uint
 }
 
 /* The slow paths of line_append: room for `need` more bytes, and a compaction. */
-status line_reserve(line_store *s, size_t need);
+status line_reserve(line_store *s, size_t need, const line_scratch *by);
 status line_compact(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch);
 
 /* Appends a record without compacting the stream (line_append's first step). */
 ALWAYS_INLINE status append_record(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
-                                   const cg_cost *costs, size_t n) {
+                                   const cg_cost *costs, size_t n, const line_scratch *by) {
     while (n && costs[n - 1] == 0) n--;
-    if (s->cap - s->used < line_worst_case(n) && line_reserve(s, line_worst_case(n)))
+    if (s->cap - s->used < line_worst_case(n) && line_reserve(s, line_worst_case(n), by))
         return ST_NOMEM;
     if (s->count == UINT32_MAX) return ST_NOMEM;
     line_encode(s, file, line, addr, costs, n);
@@ -126,7 +130,7 @@ ALWAYS_INLINE status append_record(line_store *s, uint32_t file, uint64_t line, 
 ALWAYS_INLINE status append_costs(line_store *s, uint32_t file, uint64_t line, uint64_t addr,
                                   const cg_cost *costs, size_t n, const strtab *strings,
                                   size_t nraw, line_scratch *scratch) {
-    if (append_record(s, file, line, addr, costs, n)) return ST_NOMEM;
+    if (append_record(s, file, line, addr, costs, n, scratch)) return ST_NOMEM;
     /* out of order: duplicates may pile up (Xdebug repeats a function for every call) */
     if (s->runs > 1 && s->count >= 4 * (uint64_t)s->distinct + 256)
         return line_compact(s, strings, nraw, scratch);
@@ -142,9 +146,10 @@ ALWAYS_INLINE status line_append(line_store *s, uint32_t file, uint64_t line, ui
 /* line_append without compaction, for a split load's pieces: their streams are as small as
  * their text, and compacted when joined to the model's (line_append_stream). */
 ALWAYS_INLINE status line_append_uncompacted(line_store *s, uint32_t file, uint64_t line,
-                                             uint64_t addr, const cg_cost *costs, size_t n) {
-    if (n == 1) return append_record(s, file, line, addr, costs, 1);
-    return append_record(s, file, line, addr, costs, n);
+                                             uint64_t addr, const cg_cost *costs, size_t n,
+                                             const line_scratch *by) {
+    if (n == 1) return append_record(s, file, line, addr, costs, 1, by);
+    return append_record(s, file, line, addr, costs, n, by);
 }
 /* The loader moves on to another function's records: the stream gives back its spare room
  * (callgrind writes most functions in one block, so most streams are complete then), unless it
@@ -161,7 +166,12 @@ static inline void line_leave(line_store *s, const line_scratch *by) {
 }
 /* Brings a stream to its final form (sorted, each position once, no spare room). */
 status line_finish(line_store *s, const strtab *strings, size_t nraw, line_scratch *scratch);
-void line_store_free(line_store *s);
+/* Frees a stream's block: into the heap of `by` when it is one of the regions' and `by` has a
+ * heap, else left to the regions, which the profile frees. */
+void line_store_free(line_store *s, const line_scratch *by);
+/* The scratch of a thread that makes or changes streams of a profile whose blocks are in
+ * `regions` (NULL: none) takes a heap of them; line_scratch_free gives it back. */
+void line_scratch_lend(line_scratch *scratch, block_regions *regions);
 void line_scratch_free(line_scratch *scratch);
 
 /* A split load's lists of blocks to give back, one per thread (NULL when out of memory: blocks

@@ -114,6 +114,7 @@ struct cg_profile {
     size_t calls_mapped;     /* bytes of a mapping of its own (map_array), 0: from malloc */
     line_store *line_stores; /* one per function: its line or instruction records */
     size_t line_stores_cap;
+    block_regions *blocks; /* where the streams' blocks are (NULL: all from malloc) */
     jump_rec *jumps;
     size_t njumps, jumps_cap;
     size_t jumps_mapped;

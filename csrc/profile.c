@@ -111,6 +111,7 @@ cg_profile *profile_new(uint64_t seed) {
         free(p);
         return NULL;
     }
+    p->blocks = block_regions_new(); /* without it (no memory), the blocks come from malloc */
     return p;
 }
 
@@ -129,8 +130,10 @@ void cg_profile_free(cg_profile *p) {
                            &p->section_totals, &p->fn_self,       &p->fn_incl,
                            &p->cycle_self,     &p->cycle_incl};
     for (size_t i = 0; i < sizeof costs / sizeof *costs; i++) costs_free(costs[i]);
-    for (size_t f = 0; f < p->nfns && p->line_stores; f++) line_store_free(&p->line_stores[f]);
+    for (size_t f = 0; f < p->nfns && p->line_stores; f++)
+        line_store_free(&p->line_stores[f], NULL);
     free(p->line_stores);
+    block_regions_free(p->blocks);
     for (size_t i = 0; i < p->nwarnings; i++) free(p->warnings[i]);
     free(p->warnings);
     file_index_free(p->file_index);
@@ -154,7 +157,10 @@ size_t cg_profile_bytes(const cg_profile *p) {
     /* the call graph indexes: begin offsets per function, one entry per call or jump */
     n += (4 * (p->nfns + 2) + 2 * p->ncalls + 2 * p->njumps + p->nfns) * sizeof(uint32_t);
     if (p->name_order) n += p->nfns * sizeof *p->name_order;
-    for (size_t f = 0; f < p->nfns; f++) n += line_store_bytes(&p->line_stores[f]);
+    /* the streams' blocks of malloc, and the regions that hold the others */
+    for (size_t f = 0; f < p->nfns; f++)
+        if (!p->line_stores[f].heaped) n += line_store_bytes(&p->line_stores[f]);
+    if (p->blocks) n += block_regions_bytes(p->blocks);
     n += p->strings.mem.allocated + p->strings.cap * sizeof *p->strings.entries +
          (p->strings.index.mask ? (p->strings.index.mask + 1) * sizeof(uint64_t) : 0);
     return n + sizeof *p;

@@ -59,13 +59,14 @@ typedef struct piece_build {
     size_t raw_cap;
     uint32_t block_fn; /* the function of the last fn= line, and whether it came before */
     int block_later;
+    const line_scratch *scratch; /* of the thread parsing the piece, while it does, or NULL */
 } piece_build;
 
 /* Frees what a piece's functions hold (streams, calls, jumps); the pool keeps its blocks when
  * `keep_blocks` (a piece used again). */
 static void drop_functions(piece_build *pb, int keep_blocks) {
     for (size_t i = 0; i < pb->nfns; i++) {
-        line_store_free(&pb->stores[i]);
+        line_store_free(&pb->stores[i], pb->scratch);
         fn_records_free(&pb->recs[i], &pb->pool);
     }
     rec_pool_clear(&pb->pool, keep_blocks);
@@ -167,7 +168,8 @@ int local_line(piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint6
     cg_cost *self = &pb->self[(size_t)slot * width];
     if (n == 1 ? __builtin_add_overflow(self[0], costs[0], &self[0]) : row_add(self, costs, n))
         return -1;
-    return line_append_uncompacted(&pb->stores[slot], file, line, addr, costs, n) ? -1 : 0;
+    return line_append_uncompacted(&pb->stores[slot], file, line, addr, costs, n, pb->scratch) ? -1
+                                                                                               : 0;
 }
 
 static inline const call_rec *call_at(const piece_build *pb, uint64_t e) {
@@ -515,6 +517,7 @@ static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
         for (int k = 0; k < COL_COUNT; k++) w.st.last[k] = 0, w.st.has_last[k] = 0;
     w.names_in = pc->names.v;
     w.names_left = pc->names.n;
+    pc->build.scratch = scratch;
     build_reset(&pc->build);
     pc->build.nraw = pc->nraw;
     pc->build.seed = main->b->seed;
@@ -527,6 +530,7 @@ static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
     if (!rc && !w.failed && merge_streams(sp, pc, scratch, row)) rc = -1;
     pc->faulty = rc != 0 || w.failed || w.names_left != 0;
     pc->end = w.st;
+    pc->build.scratch = NULL;
 }
 
 enum { FINISH_STEP = 64 };
@@ -595,6 +599,7 @@ static void *worker_main(void *arg) {
     memset(&scratch, 0, sizeof scratch);
     scratch.seed = sp->ps->b->seed;
     scratch.frees = sp->frees;
+    line_scratch_lend(&scratch, sp->ps->b->p->blocks);
     pthread_mutex_lock(&sp->mu);
     scratch.self = (unsigned char)++sp->nstarted;
     for (;;) {
@@ -1098,6 +1103,7 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
      * local records) */
     sp->max_queued = (size_t)workers + 11;
     sp->scratch.seed = ps->b->seed;
+    line_scratch_lend(&sp->scratch, ps->b->p->blocks);
     mark_scan_init(&sp->scan);
     /* without the lists (no memory), every block is freed by the thread that lets it go */
     sp->frees = line_frees_new((size_t)workers + 1);

@@ -65,6 +65,15 @@ end
 
 -- Everything public about a profile, in the order the profile gives it: functions, their self
 -- and inclusive costs, line records, calls both ways, jumps, cycles, sections, warnings.
+-- Every count of prof:stats() but the bytes held, which count the line stream blocks each
+-- thread carved: the model is the same on any number of threads, the room around it not.
+local function model_stats(prof)
+  local stats = prof:stats()
+  assert.is_true(stats.bytes > 0)
+  stats.bytes = nil
+  return stats
+end
+
 local function snapshot(prof)
   local events = prof:events()
   local out = { "events " .. table.concat(events, " "), "positions " .. table.concat(prof:positions(), " ") }
@@ -91,7 +100,7 @@ local function snapshot(prof)
   out[#out + 1] = table.concat(dump(prof:sections(), {}))
   local warnings, dropped = prof:warnings()
   out[#out + 1] = table.concat(dump({ warnings, dropped }, {}))
-  out[#out + 1] = table.concat(dump(prof:stats(), {}))
+  out[#out + 1] = table.concat(dump(model_stats(prof), {}))
   return table.concat(out, "\n")
 end
 
@@ -574,7 +583,7 @@ describe("a load on several threads", function()
       if not prof then return "error " .. tostring(err) end
       assert.is_false(again, path .. " was loaded again")
       local events = prof:events()
-      local out = { table.concat(dump(prof:stats(), {})) }
+      local out = { table.concat(dump(model_stats(prof), {})) }
       for _, ev in ipairs(events) do out[#out + 1] = ev .. " " .. tostring(prof:total(ev)) end
       for fn in prof:functions() do
         out[#out + 1] = table.concat({ fn_key(fn), costs(fn, "self", events),

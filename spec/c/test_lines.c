@@ -88,8 +88,8 @@ static void check_events(const rec *in, size_t n, const strtab *strings, int str
     CHECK_INT(ST_OK, line_finish(&direct, strings, nraw, &scratch));
     CHECK_INT(direct.used, s.used);
     CHECK(direct.used == s.used && memcmp(direct.data, s.data, s.used) == 0);
-    line_store_free(&direct);
-    line_store_free(&s);
+    line_store_free(&direct, NULL);
+    line_store_free(&s, NULL);
     line_scratch_free(&scratch);
 }
 
@@ -128,7 +128,7 @@ static void check_sums_most(const strtab *strings, uint32_t file) {
         cg_cost got[NRAW];
         CHECK(line_reader_next(&r, got, NRAW));
         CHECK_INT(repeat ? 6 * 6 : 6, got[5]); /* 0x1000 six times, or once */
-        line_store_free(&s);
+        line_store_free(&s, NULL);
         line_scratch_free(&scratch);
     }
 }
@@ -165,7 +165,7 @@ static void check_compaction_point(const strtab *strings, uint32_t file) {
     CHECK(line_reader_next(&r, &cost, 1));
     CHECK_INT(0x1000, r.addr);
     CHECK_INT((k + BLOCK - 1) / BLOCK, cost); /* appended 0x1000 this many times */
-    line_store_free(&s);
+    line_store_free(&s, NULL);
     line_scratch_free(&scratch);
 }
 
@@ -315,7 +315,7 @@ int main(void) {
     CHECK_INT(ST_OK, line_append(&s, files[0], 1, 0x10, big, 1, &t, 1, &scratch));
     CHECK_INT(ST_OK, line_append(&s, files[0], 1, 0x20, big, 1, &t, 1, &scratch));
     CHECK_INT(ST_OVERFLOW, line_finish(&s, &t, 1, &scratch));
-    line_store_free(&s);
+    line_store_free(&s, NULL);
     line_scratch_free(&scratch);
 
     strtab_free(&t);

@@ -23,8 +23,8 @@ static line_store piece(const rec *r, size_t from, size_t to) {
     line_store s;
     memset(&s, 0, sizeof s);
     for (size_t i = from; i < to; i++)
-        CHECK_INT(ST_OK,
-                  line_append_uncompacted(&s, r[i].file, r[i].line, r[i].addr, r[i].costs, NRAW));
+        CHECK_INT(ST_OK, line_append_uncompacted(&s, r[i].file, r[i].line, r[i].addr, r[i].costs,
+                                                 NRAW, &scratch));
     return s;
 }
 
@@ -60,7 +60,10 @@ static line_store joined(const rec *r, const size_t *cuts, size_t npieces, const
     return t;
 }
 
-int main(void) {
+/* Every check, with the streams' blocks from malloc (`regions` NULL) or from the heaps of
+ * `regions`, as a profile's are. */
+static void run_all(block_regions *regions) {
+    line_scratch_lend(&scratch, regions);
     strtab strings;
     CHECK_INT(0, strtab_init(&strings, 4242));
     /* z.c gets the smaller id, so file ids and file names order ties the other way round */
@@ -96,9 +99,9 @@ int main(void) {
     CHECK(same(&one, &t));
     line_store back = joined(small, cuts, 2, reverse, &strings);
     CHECK(same(&one, &back));
-    line_store_free(&t);
-    line_store_free(&back);
-    line_store_free(&one);
+    line_store_free(&t, &scratch);
+    line_store_free(&back, &scratch);
+    line_store_free(&one, &scratch);
 
     /* records in increasing order: joined by a copy, the stream the same before finishing */
     rec up[6];
@@ -110,8 +113,8 @@ int main(void) {
     CHECK(same(&u, &u1));
     CHECK(u1.runs == 1);
     CHECK_INT(up[5].addr, u1.last_addr);
-    line_store_free(&u);
-    line_store_free(&u1);
+    line_store_free(&u, &scratch);
+    line_store_free(&u1, &scratch);
 
     /* a piece that goes on from the stream's last record, then goes back: the records known
      * distinct (which set off a compaction at four times as many and 256 more) are the
@@ -129,8 +132,8 @@ int main(void) {
     CHECK_INT(s12.distinct, s1.distinct);
     CHECK_INT(s12.runs, s1.runs);
     CHECK(same(&s12, &s1));
-    line_store_free(&s1);
-    line_store_free(&s12);
+    line_store_free(&s1, &scratch);
+    line_store_free(&s12, &scratch);
 
     /* compacted while the strings may not be read: final as it is when no two records share
      * an address and line, left for line_finish to order by name when two do */
@@ -148,10 +151,10 @@ int main(void) {
     CHECK_INT(ST_OK, line_finish(&tied, &strings, NRAW, &scratch));
     line_store small_one = whole(small, 5, &strings);
     CHECK(same(&small_one, &tied));
-    line_store_free(&bl);
-    line_store_free(&bl_one);
-    line_store_free(&tied);
-    line_store_free(&small_one);
+    line_store_free(&bl, &scratch);
+    line_store_free(&bl_one, &scratch);
+    line_store_free(&tied, &scratch);
+    line_store_free(&small_one, &scratch);
 
     /* a function's first piece out of order, moved into an empty stream, is compacted first;
      * one block summing few of its records says nothing of the blocks to come, so the
@@ -159,6 +162,7 @@ int main(void) {
      * stay as they were (a function that comes back block after block, whose next
      * compactions sum most, would otherwise decode its costs twice) */
     line_scratch guess = {.seed = 99, .sums_most = 1};
+    line_scratch_lend(&guess, regions);
     line_store first, blk = piece(blocks, 0, 3);
     memset(&first, 0, sizeof first);
     CHECK_INT(2, blk.runs);
@@ -174,8 +178,8 @@ int main(void) {
     rec twice[] = {blocks[0], blocks[1], blocks[2], blocks[1], blocks[2]};
     line_store twice_one = whole(twice, 5, &strings);
     CHECK(same(&twice_one, &first));
-    line_store_free(&first);
-    line_store_free(&twice_one);
+    line_store_free(&first, &scratch);
+    line_store_free(&twice_one, &scratch);
     line_scratch_free(&guess);
 
     /* many records out of order with duplicates, cut anywhere, joined in any order: enough
@@ -208,29 +212,50 @@ int main(void) {
     CHECK(frees != NULL);
     line_scratch by[2] = {{.seed = 99, .frees = frees, .self = 0},
                           {.seed = 99, .frees = frees, .self = 1}};
+    line_scratch_lend(&by[0], regions);
+    line_scratch_lend(&by[1], regions);
     line_store t2;
     memset(&t2, 0, sizeof t2);
     for (size_t k = 0; k < 7; k++) {
         line_store s = piece(many, k ? cuts2[k - 1] : 0, cuts2[k]);
         CHECK_INT(ST_OK, line_append_stream(&t2, &s, &strings, NRAW, &by[k % 2], row));
         line_leave(&t2, &by[k % 2]);
-        CHECK_INT(k % 2, t2.owner);
+        CHECK_INT(by[0].heap != NULL, t2.heaped);
+        if (!t2.heaped) CHECK_INT(k % 2, t2.owner); /* the thread its malloc block goes back to */
     }
-    CHECK(line_frees_drain(frees, 0) > 0); /* thread 0's blocks, let go by thread 1 */
-    CHECK(line_frees_drain(frees, 1) > 0);
+    if (!by[0].heap) {
+        CHECK(line_frees_drain(frees, 0) > 0); /* thread 0's blocks, let go by thread 1 */
+        CHECK(line_frees_drain(frees, 1) > 0);
+    } else {
+        /* a block of the regions goes to the heap of the thread that lets it go */
+        CHECK_INT(0, line_frees_drain(frees, 0));
+        CHECK_INT(0, line_frees_drain(frees, 1));
+    }
     CHECK_INT(0, line_frees_drain(frees, 1));
     CHECK_INT(ST_OK, line_finish(&t2, &strings, NRAW, &by[1]));
     CHECK(same(&ref, &t2));
-    line_store_free(&t2);
+    line_store_free(&t2, &by[1]);
     line_frees_free(frees, 2);
     line_scratch_free(&by[0]);
     line_scratch_free(&by[1]);
-    line_store_free(&ref);
-    line_store_free(&j1);
-    line_store_free(&j2);
+    line_store_free(&ref, &scratch);
+    line_store_free(&j1, &scratch);
+    line_store_free(&j2, &scratch);
     free(many);
 
     line_scratch_free(&scratch);
     strtab_free(&strings);
+}
+
+int main(void) {
+    run_all(NULL);
+#if !defined(__SANITIZE_ADDRESS__)
+    block_regions *regions = block_regions_new();
+    CHECK(regions != NULL);
+    run_all(regions);
+    CHECK(scratch.heap == NULL);
+    CHECK(block_regions_bytes(regions) > 0);
+    block_regions_free(regions);
+#endif
     return ctest_report("test_lines_join");
 }
