@@ -13,7 +13,8 @@ typedef struct arena {
     arena_chunk *head;
     char *next;
     char *end;
-    size_t allocated; /* bytes obtained from malloc, for memory reports */
+    size_t allocated;   /* bytes obtained, for memory reports */
+    size_t chunk_bytes; /* of the next chunk */
 } arena;
 
 void arena_init(arena *a);

@@ -1,32 +1,23 @@
 /* blockheap.c - a profile's regions of line stream blocks (see blockheap.h). */
-/* MAP_ANONYMOUS, which POSIX names only since 2024 (without it regions come from malloc), and
- * madvise */
-#define _DEFAULT_SOURCE
 #include "blockheap.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "pages.h"
 #include "vec.h"
 
 /* Classes: (64 + 16 k) << s bytes, k in 0..3, 64 bytes to BLOCK_HEAP_MAX. A heap's regions
  * start small (a profile of a few functions maps 64 KiB) and double up to MAX_REGION; from
- * HUGE_REGION on they are aligned to it and mapped in huge pages where the kernel lends them. */
-enum {
-    MIN_CLASS_BYTES = 64,
-    CLASSES = 57,
-    FIRST_REGION = 64 << 10,
-    HUGE_REGION = 2 << 20,
-    MAX_REGION = 8 << 20
-};
+ * 2 MiB on they come in huge pages where the kernel lends them (pages.h). */
+enum { MIN_CLASS_BYTES = 64, CLASSES = 57, FIRST_REGION = 64 << 10, MAX_REGION = 8 << 20 };
 
 typedef struct region {
     char *base;
     size_t bytes;
-    int mapped; /* else from malloc */
+    int mapped; /* pages_alloc's */
 } region;
 
 struct block_heap {
@@ -80,15 +71,8 @@ block_regions *block_regions_new(void) {
 
 void block_regions_free(block_regions *r) {
     if (!r) return;
-    for (size_t i = 0; i < r->nregions; i++) {
-#ifdef MAP_ANONYMOUS
-        if (r->regions[i].mapped) {
-            munmap(r->regions[i].base, r->regions[i].bytes);
-            continue;
-        }
-#endif
-        free(r->regions[i].base);
-    }
+    for (size_t i = 0; i < r->nregions; i++)
+        pages_free(r->regions[i].base, r->regions[i].bytes, r->regions[i].mapped);
     for (size_t i = 0; i < r->nheaps; i++) free(r->heaps[i]);
     free(r->regions);
     free(r->heaps);
@@ -150,34 +134,6 @@ static void carve_free(block_heap *h, char *from, const char *end) {
     }
 }
 
-/* `bytes` of memory for a region, aligned to HUGE_REGION when that large: NULL when out of
- * memory; *mapped says how it is to be given back. */
-static char *region_memory(size_t bytes, int *mapped) {
-#ifdef MAP_ANONYMOUS
-    *mapped = 1;
-    if (bytes < HUGE_REGION) {
-        void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        return mem == MAP_FAILED ? NULL : mem;
-    }
-    /* mapped with room to spare, the unaligned ends unmapped */
-    void *mem =
-        mmap(NULL, bytes + HUGE_REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) return NULL;
-    uintptr_t at = (uintptr_t)mem, aligned = (at + HUGE_REGION - 1) & ~(uintptr_t)(HUGE_REGION - 1);
-    size_t head = (size_t)(aligned - at); /* below HUGE_REGION: the tail is never empty */
-    if (head) munmap(mem, head);
-    munmap((char *)aligned + bytes, HUGE_REGION - head);
-#ifdef MADV_HUGEPAGE
-    /* a hint: where the kernel lends no huge pages the region is mapped as any other */
-    (void)madvise((void *)aligned, bytes, MADV_HUGEPAGE);
-#endif
-    return (char *)aligned;
-#else
-    *mapped = 0;
-    return malloc(bytes);
-#endif
-}
-
 /* The rest of the last region goes to the free lists; a new region of at least `bytes` is
  * carved next. -1 when out of memory. */
 static int new_region(block_heap *h, size_t bytes) {
@@ -185,7 +141,7 @@ static int new_region(block_heap *h, size_t bytes) {
     size_t size = h->region_bytes;
     while (size < bytes) size *= 2;
     int mapped;
-    char *mem = region_memory(size, &mapped);
+    char *mem = pages_alloc(size, &mapped);
     if (!mem) return -1;
     block_regions *r = h->owner;
     pthread_mutex_lock(&r->mu);
@@ -196,13 +152,7 @@ static int new_region(block_heap *h, size_t bytes) {
     }
     pthread_mutex_unlock(&r->mu);
     if (rc) {
-#ifdef MAP_ANONYMOUS
-        if (mapped) {
-            munmap(mem, size);
-            return -1;
-        }
-#endif
-        free(mem);
+        pages_free(mem, size, mapped);
         return -1;
     }
     h->next = mem;

@@ -1,0 +1,48 @@
+/* pages.c - large blocks mapped on their own (see pages.h). */
+/* MAP_ANONYMOUS, which POSIX names only since 2024 (without it blocks come from malloc), and
+ * madvise */
+#define _DEFAULT_SOURCE
+#include "pages.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+void *pages_alloc(size_t bytes, int *mapped) {
+#ifdef MAP_ANONYMOUS
+    *mapped = 1;
+    if (bytes < PAGES_HUGE) {
+        void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return mem == MAP_FAILED ? NULL : mem;
+    }
+    /* mapped with room to spare, the unaligned ends unmapped */
+    if (bytes > SIZE_MAX - PAGES_HUGE) return NULL;
+    void *mem =
+        mmap(NULL, bytes + PAGES_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return NULL;
+    uintptr_t at = (uintptr_t)mem, aligned = (at + PAGES_HUGE - 1) & ~(uintptr_t)(PAGES_HUGE - 1);
+    size_t head = (size_t)(aligned - at); /* below PAGES_HUGE: the tail is never empty */
+    if (head) munmap(mem, head);
+    munmap((char *)aligned + bytes, PAGES_HUGE - head);
+#ifdef MADV_HUGEPAGE
+    /* a hint: where the kernel lends no huge pages the block is mapped as any other */
+    (void)madvise((void *)aligned, bytes, MADV_HUGEPAGE);
+#endif
+    return (void *)aligned;
+#else
+    *mapped = 0;
+    return malloc(bytes);
+#endif
+}
+
+void pages_free(void *mem, size_t bytes, int mapped) {
+#ifdef MAP_ANONYMOUS
+    if (mapped) {
+        if (mem) munmap(mem, bytes);
+        return;
+    }
+#else
+    (void)bytes, (void)mapped;
+#endif
+    free(mem);
+}

@@ -1,0 +1,68 @@
+/* test_arena.c - the strings' bump allocator (arena.h) over its growing chunks, and the large
+ * blocks it and the streams' regions are mapped in (pages.h). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "arena.h"
+#include "ctest.h"
+#include "pages.h"
+
+int main(void) {
+    arena a;
+    arena_init(&a);
+    /* the first chunk is 64 KiB; small blocks follow each other in it, aligned */
+    char *x = arena_alloc(&a, 10), *y = arena_alloc(&a, 1);
+    CHECK(x && y);
+    CHECK_INT(64 << 10, a.allocated);
+    CHECK(y == x + sizeof(max_align_t));
+    CHECK_INT(0, (uintptr_t)y % sizeof(max_align_t));
+    /* a block that fits the chunk follows; one that does not opens a chunk of twice the size,
+     * unless it is more than a quarter of that: then it gets a chunk of its own, and the small
+     * ones go on where they were */
+    char *fits = arena_alloc(&a, 40 << 10);
+    CHECK(fits == y + sizeof(max_align_t));
+    char *next = arena_alloc(&a, 30 << 10);
+    CHECK(next != NULL);
+    CHECK_INT((64 << 10) + (128 << 10), a.allocated);
+    char *own = arena_alloc(&a, 100 << 10);
+    CHECK(own != NULL);
+    CHECK(arena_alloc(&a, 1) == next + (30 << 10));
+    /* many blocks: each keeps what was written to it, the chunks doubling up to 4 MiB */
+    enum { N = 200000 };
+    unsigned char **blocks = malloc(N * sizeof *blocks);
+    size_t *sizes = malloc(N * sizeof *sizes);
+    CHECK(blocks && sizes);
+    uint64_t r = 7;
+    for (size_t i = 0; i < N; i++) {
+        r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+        sizes[i] = (r >> 40) % (i % 1000 == 0 ? 300000 : 200) + 1;
+        blocks[i] = arena_alloc(&a, sizes[i]);
+        if (!blocks[i]) break;
+        memset(blocks[i], (int)(i % 251), sizes[i]);
+    }
+    int bad = 0;
+    for (size_t i = 0; i < N; i++)
+        if (!blocks[i] || blocks[i][0] != i % 251 || blocks[i][sizes[i] - 1] != i % 251) bad = 1;
+    CHECK_INT(0, bad);
+    CHECK(a.allocated > 20u << 20);
+    CHECK(a.chunk_bytes == 4u << 20);
+    free(blocks);
+    free(sizes);
+    arena_free(&a);
+    CHECK_INT(0, a.allocated);
+    CHECK(a.head == NULL);
+
+    /* pages: from 2 MiB on aligned to 2 MiB */
+    int mapped;
+    char *p = pages_alloc(3 << 20, &mapped);
+    CHECK(p != NULL);
+    CHECK_INT(0, (uintptr_t)p % PAGES_HUGE);
+    p[0] = 1;
+    p[(3 << 20) - 1] = 2;
+    pages_free(p, 3 << 20, mapped);
+    char *q = pages_alloc(100, &mapped);
+    CHECK(q != NULL);
+    q[99] = 3;
+    pages_free(q, 100, mapped);
+    return ctest_report("test_arena");
+}
