@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "pages.h"
 #include "vec.h"
 
 /* Up to this many records a list is scanned; past it, a hash table of its own is made. */
@@ -50,27 +51,16 @@ static inline int maps(const rec_pool *pool, size_t bytes) {
 }
 
 static void *block_get(size_t bytes, int map) {
-#ifdef MAP_ANONYMOUS
-    if (map) {
-        void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        return mem == MAP_FAILED ? NULL : mem;
-    }
-#else
-    (void)map;
-#endif
-    return malloc(bytes);
+    int mapped;
+    return map ? pages_alloc(bytes, &mapped) : malloc(bytes);
 }
 
+/* pages_free frees with malloc's free where pages_alloc could not map */
 static void block_put(void *mem, size_t bytes, int map) {
-#ifdef MAP_ANONYMOUS
-    if (map) {
-        if (mem) munmap(mem, bytes);
-        return;
-    }
-#else
-    (void)bytes, (void)map;
-#endif
-    free(mem);
+    if (map)
+        pages_free(mem, bytes, 1);
+    else
+        free(mem);
 }
 
 /* The end of a mapped block whose first pages were moved away (rec_pages_move). */
