@@ -8,8 +8,8 @@
 struct arena_chunk {
     arena_chunk *prev;
     size_t bytes; /* the whole chunk's, for pages_free */
-    int mapped;
-    max_align_t data[];
+    /* at a multiple of the step sizes are rounded to, so every block is */
+    _Alignas(sizeof(max_align_t)) max_align_t data[];
 };
 
 /* Chunks double from FIRST_CHUNK to MAX_CHUNK: a profile of a few names takes 64 KiB, one of
@@ -28,7 +28,7 @@ void arena_free(arena *a) {
     arena_chunk *c = a->head;
     while (c) {
         arena_chunk *prev = c->prev;
-        pages_free(c, c->bytes, c->mapped);
+        pages_free(c, c->bytes);
         c = prev;
     }
     arena_init(a);
@@ -38,11 +38,9 @@ void arena_free(arena *a) {
 static arena_chunk *new_chunk(arena *a, size_t want) {
     if (want > SIZE_MAX - sizeof(arena_chunk)) return NULL;
     size_t bytes = sizeof(arena_chunk) + want;
-    int mapped;
-    arena_chunk *c = pages_alloc(bytes, &mapped);
+    arena_chunk *c = pages_alloc(bytes);
     if (!c) return NULL;
     c->bytes = bytes;
-    c->mapped = mapped;
     a->allocated += bytes;
     return c;
 }

@@ -15,9 +15,8 @@
 enum { MIN_CLASS_BYTES = 64, CLASSES = 57, FIRST_REGION = 64 << 10, MAX_REGION = 8 << 20 };
 
 typedef struct region {
-    char *base;
+    char *base; /* pages_alloc's */
     size_t bytes;
-    int mapped; /* pages_alloc's */
 } region;
 
 struct block_heap {
@@ -71,8 +70,7 @@ block_regions *block_regions_new(void) {
 
 void block_regions_free(block_regions *r) {
     if (!r) return;
-    for (size_t i = 0; i < r->nregions; i++)
-        pages_free(r->regions[i].base, r->regions[i].bytes, r->regions[i].mapped);
+    for (size_t i = 0; i < r->nregions; i++) pages_free(r->regions[i].base, r->regions[i].bytes);
     for (size_t i = 0; i < r->nheaps; i++) free(r->heaps[i]);
     free(r->regions);
     free(r->heaps);
@@ -80,15 +78,14 @@ void block_regions_free(block_regions *r) {
     free(r);
 }
 
-size_t block_regions_bytes(const block_regions *r) {
-    block_regions *w = (block_regions *)r; /* the lock only */
-    pthread_mutex_lock(&w->mu);
+size_t block_regions_bytes(block_regions *r) {
+    pthread_mutex_lock(&r->mu);
     size_t n = r->bytes;
     /* less the room a heap has not carved yet (never touched), known of the heaps given back:
      * a heap lent is another thread's to change */
     for (size_t i = 0; i < r->nheaps; i++)
         if (!r->heaps[i]->lent) n -= (size_t)(r->heaps[i]->end - r->heaps[i]->next);
-    pthread_mutex_unlock(&w->mu);
+    pthread_mutex_unlock(&r->mu);
     return n;
 }
 
@@ -140,19 +137,18 @@ static int new_region(block_heap *h, size_t bytes) {
     carve_free(h, h->next, h->end);
     size_t size = h->region_bytes;
     while (size < bytes) size *= 2;
-    int mapped;
-    char *mem = pages_alloc(size, &mapped);
+    char *mem = pages_alloc(size);
     if (!mem) return -1;
     block_regions *r = h->owner;
     pthread_mutex_lock(&r->mu);
     int rc = VEC_RESERVE(r->regions, r->regions_cap, r->nregions + 1);
     if (!rc) {
-        r->regions[r->nregions++] = (region){mem, size, mapped};
+        r->regions[r->nregions++] = (region){mem, size};
         r->bytes += size;
     }
     pthread_mutex_unlock(&r->mu);
     if (rc) {
-        pages_free(mem, size, mapped);
+        pages_free(mem, size);
         return -1;
     }
     h->next = mem;

@@ -33,7 +33,7 @@ block_regions *block_regions_new(void);
 void block_regions_free(block_regions *r);
 /* Bytes of the regions carved into blocks (in use or free), and all of a region a heap lent
  * at the time carves from. */
-size_t block_regions_bytes(const block_regions *r);
+size_t block_regions_bytes(block_regions *r);
 
 /* A heap for one thread, kept with its free lists for the next thread when given back; NULL
  * when out of memory. Thread-safe. */

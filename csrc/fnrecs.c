@@ -51,14 +51,12 @@ static inline int maps(const rec_pool *pool, size_t bytes) {
 }
 
 static void *block_get(size_t bytes, int map) {
-    int mapped;
-    return map ? pages_alloc(bytes, &mapped) : malloc(bytes);
+    return map ? pages_alloc(bytes) : malloc(bytes);
 }
 
-/* pages_free frees with malloc's free where pages_alloc could not map */
 static void block_put(void *mem, size_t bytes, int map) {
     if (map)
-        pages_free(mem, bytes, 1);
+        pages_free(mem, bytes);
     else
         free(mem);
 }

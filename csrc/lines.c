@@ -13,14 +13,6 @@ enum { MIN_BYTES = 64, FAST_GROWTH = 4096, K_ESCAPE = LINE_K_ESCAPE };
 
 _Static_assert(sizeof(line_store) == 64, "a function's stream header takes 64 bytes");
 
-void line_store_free(line_store *s, const line_scratch *by) {
-    if (!s->heaped)
-        free(s->data);
-    else if (by && by->heap)
-        block_heap_free(by->heap, s->data, s->cap);
-    memset(s, 0, sizeof *s);
-}
-
 /* ---- blocks given back to the thread that made them ---- */
 
 struct line_frees {
@@ -85,6 +77,11 @@ static void give_block(const line_store *s, const line_scratch *by) {
         free(s->data);
 }
 
+void line_store_free(line_store *s, const line_scratch *by) {
+    give_block(s, by);
+    memset(s, 0, sizeof *s);
+}
+
 size_t line_store_bytes(const line_store *s) {
     return s->cap;
 }
@@ -131,7 +128,7 @@ static int move_block(line_store *s, size_t cap, const line_scratch *by) {
 /* Makes sure `need` more bytes fit, on the thread of `by` (NULL: the only one, or a stream
  * it made). The buffer doubles while small, then grows by half: the spare room goes back when
  * the loader moves on, so growing fast costs memory only briefly. */
-static status reserve_by(line_store *s, size_t need, const line_scratch *by) {
+status line_reserve(line_store *s, size_t need, const line_scratch *by) {
     if (s->cap - s->used >= need) return ST_OK;
     if (need > SIZE_MAX / 2 - s->used) return ST_NOMEM;
     size_t cap = s->cap < FAST_GROWTH ? 2 * s->cap : s->cap + s->cap / 2;
@@ -142,10 +139,6 @@ static status reserve_by(line_store *s, size_t need, const line_scratch *by) {
      * grown on another, which then waited for each other (instr-100 on two threads: 1,160
      * waits in a load, 630 after, 0.308 -> 0.292 s); malloc takes this thread's own arena */
     return move_block(s, cap, by) ? ST_NOMEM : ST_OK;
-}
-
-status line_reserve(line_store *s, size_t need, const line_scratch *by) {
-    return reserve_by(s, need, by);
 }
 
 /* Gives back the room a stream will not use any more. */
@@ -735,7 +728,7 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
     size_t k = nraw;
     while (k && row[k - 1] == 0) k--;
     size_t rest = from->used - r.pos;
-    if (reserve_by(s, line_worst_case(k) + rest, scratch)) return ST_NOMEM;
+    if (line_reserve(s, line_worst_case(k) + rest, scratch)) return ST_NOMEM;
     if ((uint64_t)s->count + from->count > UINT32_MAX) return ST_NOMEM;
     uint32_t count = s->count;
     line_encode(s, r.file, r.line, r.addr, row, k); /* counts the run the first record opens */

@@ -111,10 +111,10 @@ static inline const char *mark_at(const mark_scan *sc, unsigned at, const char *
                                   const char **line, const char **nl) {
     const char *b = sc->base;
     /* a '\n' before the mark within the bits: the last one ends the line before it (when s is
-     * past b, s - 1 is the '\n' of the line before s) */
+     * past b, s - 1 is the '\n' of the line before s, so with none s is at b or before it) */
     uint64_t before = sc->lfs & ((1ull << at) - 1);
     uint64_t after = at == 63 ? 0 : sc->lfs >> (at + 1) << (at + 1);
-    *line = before ? b + 64 - __builtin_clzll(before) : mark_scan_line_start(s, s > b ? s : b);
+    *line = before ? b + 64 - __builtin_clzll(before) : mark_scan_line_start(s, b);
     *nl = after ? b + __builtin_ctzll(after) : memchr(b + 64, '\n', (size_t)(end - (b + 64)));
     return b + at;
 }

@@ -8,9 +8,8 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-void *pages_alloc(size_t bytes, int *mapped) {
+void *pages_alloc(size_t bytes) {
 #ifdef MAP_ANONYMOUS
-    *mapped = 1;
     if (bytes < PAGES_HUGE) {
         void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         return mem == MAP_FAILED ? NULL : mem;
@@ -30,19 +29,15 @@ void *pages_alloc(size_t bytes, int *mapped) {
 #endif
     return (void *)aligned;
 #else
-    *mapped = 0;
     return malloc(bytes);
 #endif
 }
 
-void pages_free(void *mem, size_t bytes, int mapped) {
+void pages_free(void *mem, size_t bytes) {
 #ifdef MAP_ANONYMOUS
-    if (mapped) {
-        if (mem) munmap(mem, bytes);
-        return;
-    }
+    if (mem) munmap(mem, bytes);
 #else
-    (void)bytes, (void)mapped;
-#endif
+    (void)bytes;
     free(mem);
+#endif
 }

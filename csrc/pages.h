@@ -12,10 +12,10 @@
 
 enum { PAGES_HUGE = 2 << 20 };
 
-/* `bytes` of memory, or NULL when out of memory; *mapped tells pages_free how it was made
- * (where mappings cannot be made, by malloc). */
-void *pages_alloc(size_t bytes, int *mapped);
-void pages_free(void *mem, size_t bytes, int mapped);
+/* `bytes` of memory, or NULL when out of memory (where mappings cannot be made, malloc's);
+ * pages_free gives it back. */
+void *pages_alloc(size_t bytes);
+void pages_free(void *mem, size_t bytes);
 
 #pragma GCC visibility pop
 
