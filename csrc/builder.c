@@ -8,13 +8,16 @@
 
 #include "hash.h"
 #include "inline.h"
+#include "pages.h"
 #include "parts.h"
 #include "vec.h"
 
-/* The bytes of a block of the pool of calls and jumps: mapped apart (fnrecs.c), and small
- * enough that the numbering, which gives each block back once it has copied its lists, does
- * not get far ahead of what it gives back (4 MiB blocks cost single-100 6 MB more peak). */
-enum { RECS_BLOCK = 512 << 10 };
+/* The bytes of a block of the pool of calls and jumps: mapped apart (fnrecs.c) in a huge page
+ * where the kernel lends one (512 KiB blocks, in 4 KiB pages, were half the faults of gcc's
+ * profile), and small enough that the numbering, which gives each block back once it has
+ * copied its lists, does not get far ahead of what it gives back (4 MiB blocks cost single-100
+ * 6 MB more peak). */
+enum { RECS_BLOCK = 2 << 20 };
 
 /* ---- the builder ---- */
 
@@ -306,10 +309,10 @@ enum { PAGE_FREE, PAGE_WANTED, PAGE_WRITTEN };
 /* Pages moved at once at the least (a move is a system call, as costly as several page
  * faults); free pages not about to be written fill a run between wanted ones up to GAP. */
 enum { MIN_RUN = 8, GAP = 2 };
-/* An array smaller than this comes from malloc, and so do all three when the pool has fewer
- * blocks than MOVE_BLOCKS: the walk that moves pages costs more instructions than the faults
- * it saves take time. */
-enum { MIN_MAPPED = 256 << 10, MOVE_BLOCKS = 16 };
+/* An array smaller than this comes from malloc, and so do all three when the pool holds less
+ * than MOVE_BYTES: the walk that moves pages costs more instructions than the faults it saves
+ * take time. */
+enum { MIN_MAPPED = 256 << 10, MOVE_BYTES = 8 << 20 };
 
 typedef struct target {
     char *base; /* NULL: an array of malloc, nothing moves into it */
@@ -335,7 +338,7 @@ typedef struct numbering {
      * moved) the two passes cost more than the faults they save, and the lists are copied at
      * once instead. */
     int moving;
-    size_t offered, moved, blocks_offered;
+    size_t offered, moved;
     found *found;
     size_t nfound, found_cap;
 } numbering;
@@ -467,7 +470,7 @@ static size_t move_into(target *t, unsigned shift, char *mem, size_t have) {
 /* The end of a block's walk: the last block's pages move into the pages its lists go to.
  * Returns the bytes of `prev` moved. */
 static size_t take_pages(void *ctx, char *prev, size_t bytes) {
-    enum { TRIAL_BLOCKS = 4 };
+    enum { TRIAL_BYTES = 2 << 20 };
     numbering *nb = ctx;
     size_t moved = 0;
     if (prev && nb->moving) {
@@ -478,7 +481,7 @@ static size_t take_pages(void *ctx, char *prev, size_t bytes) {
                                    have - moved);
         nb->offered += have;
         nb->moved += moved;
-        if (++nb->blocks_offered >= TRIAL_BLOCKS && nb->moved * 4 < nb->offered) {
+        if (nb->offered << nb->page_shift >= TRIAL_BYTES && nb->moved * 4 < nb->offered) {
             /* the block's lists, noted, are still copied; the next ones at once */
             nb->moving = 0;
             return moved << nb->page_shift | REC_TAKE_LAST;
@@ -538,11 +541,16 @@ static int numbered_reserve(numbering *nb, int map, target *t, void **data, size
         }
     }
     if (unmap_array(data, mapped, *cap * size)) return -1;
-    if (!exact) return vec_reserve(data, cap, need, size);
-    void *v = realloc(*data, need * size);
-    if (!v) return -1;
-    *data = v;
-    *cap = need;
+    if (!exact) {
+        if (vec_reserve(data, cap, need, size)) return -1;
+    } else {
+        void *v = realloc(*data, need * size);
+        if (!v) return -1;
+        *data = v;
+        *cap = need;
+    }
+    /* nothing moves into it: written at once, in huge pages where the kernel lends them */
+    pages_hint(*data, *cap * size);
     return 0;
 }
 
@@ -570,13 +578,20 @@ status build_number(builder *b, int threads) {
         jumps += b->recs[slot].jumps.n;
     }
     if (calls > IDXTAB_MAX_RECORDS || jumps > IDXTAB_MAX_RECORDS) goto done;
-    /* no function is added any more: its index goes before the arrays fill */
+    /* no function is added any more: its index and the lists' lookup tables go before the
+     * arrays fill */
     free_function_index(b);
+    for (size_t f = 0; f < b->nrecs; f++) {
+        free(b->recs[f].calls.tab);
+        free(b->recs[f].jumps.tab);
+        b->recs[f].calls.tab = NULL;
+        b->recs[f].jumps.tab = NULL;
+    }
     drain d = {&b->pool, parts_for(threads, b->pool.nblocks, MIN_BLOCKS_EACH), &nb};
     /* pages move into the arrays only on one thread: the pages free at a block's end are
      * known only in the order the blocks are walked */
     size_t page = map_page();
-    int map = d.parts == 1 && page && b->pool.nblocks >= MOVE_BLOCKS;
+    int map = d.parts == 1 && page && b->pool.nblocks >= MOVE_BYTES / b->pool.block_size;
     while (page > 1) {
         nb.page_shift++;
         page >>= 1;

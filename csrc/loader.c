@@ -269,6 +269,8 @@ cg_profile *cg_loader_finish(cg_loader *ld, cg_error *err) {
         cg_loader_free(ld);
         return NULL;
     }
+    /* the parser's name tables go before the numbering, the peak of a load */
+    parser_free(&ld->ps);
     /* the calls and jumps kept per function while reading get their numbers */
     if (build_number(b, load_threads(&ld->opts))) {
         set_error(err, CG_ERR_NOMEM, 0, "out of memory");
@@ -279,9 +281,8 @@ cg_profile *cg_loader_finish(cg_loader *ld, cg_error *err) {
         cg_loader_free(ld);
         return NULL;
     }
-    /* what only building and parsing needed goes before the analysis allocates, and the record
-     * arrays give back their room for growth */
-    parser_free(&ld->ps);
+    /* what only building needed goes before the analysis allocates, and the record arrays
+     * give back their room for growth */
     builder_finish(b);
     if (apply_event_descs(b->p, b->descs, b->ndescs, err) ||
         analysis_run(b->p, &b->scratch, &site, line, load_threads(&ld->opts))) {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 void *pages_alloc(size_t bytes) {
 #ifdef MAP_ANONYMOUS
@@ -30,6 +31,19 @@ void *pages_alloc(size_t bytes) {
     return (void *)aligned;
 #else
     return malloc(bytes);
+#endif
+}
+
+void pages_hint(void *mem, size_t bytes) {
+#if defined(MAP_ANONYMOUS) && defined(MADV_HUGEPAGE)
+    long page = sysconf(_SC_PAGESIZE);
+    if (bytes < PAGES_HUGE || page <= 0 || ((unsigned long)page & ((unsigned long)page - 1)))
+        return;
+    uintptr_t mask = (uintptr_t)page - 1;
+    uintptr_t from = (uintptr_t)mem & ~mask, to = ((uintptr_t)mem + bytes + mask) & ~mask;
+    (void)madvise((void *)from, (size_t)(to - from), MADV_HUGEPAGE);
+#else
+    (void)mem, (void)bytes;
 #endif
 }
 

@@ -17,6 +17,12 @@ enum { PAGES_HUGE = 2 << 20 };
 void *pages_alloc(size_t bytes);
 void pages_free(void *mem, size_t bytes);
 
+/* Asks for huge pages on the pages that hold `bytes` from `mem`, a block of malloc's of 2 MiB or
+ * more (less: nothing), before they are written. A hint: glibc maps blocks that large on their
+ * own, so it covers the block's mapping (which realloc moves whole); on malloc's heap it marks
+ * that part of the heap's mapping. */
+void pages_hint(void *mem, size_t bytes);
+
 #pragma GCC visibility pop
 
 #endif

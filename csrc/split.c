@@ -13,14 +13,16 @@
 /* PIECE_RECS_BLOCK: the bytes of a block of a piece's calls and jumps (a piece of 128 KiB
  * holds a few KiB of them); FREE_CHUNKS: the reader's buffers kept for it once no piece refers
  * to them. */
-/* READY_BLOCKS: the builder's blocks kept ready (2 MiB of calls and jumps ahead). */
+/* READY_BYTES: the builder's blocks kept ready (2 MiB of calls and jumps ahead, at least one block,
+ * at most READY_MAX). */
 enum {
     DEFAULT_PIECE = 1 << 17,
     MAX_WORKERS = 64,
     SHARDS = 64,
     PIECE_RECS_BLOCK = 16 << 10,
     FREE_CHUNKS = 2,
-    READY_BLOCKS = 4
+    READY_BYTES = 2 << 20,
+    READY_MAX = 4
 };
 
 /* A load stops cutting once it is seen not to pay (splitting_pays), judged from PROBE_BYTES
@@ -355,8 +357,8 @@ struct splitter {
     /* blocks for the builder's pool of calls and jumps, their pages faulted in by the workers
      * (rec_block_ready) rather than by the calling thread as the stitch fills them */
     pthread_mutex_t ready_mu;
-    char *ready[READY_BLOCKS];
-    size_t nready, ready_bytes;
+    char *ready[READY_MAX];
+    size_t nready, ready_bytes, ready_most;
 };
 
 static void chunk_free(text_chunk *ck) {
@@ -569,13 +571,13 @@ static void *take_ready(void *ctx) {
 static void make_ready(splitter *sp) {
     for (;;) {
         pthread_mutex_lock(&sp->ready_mu);
-        int full = sp->nready >= READY_BLOCKS;
+        int full = sp->nready >= sp->ready_most;
         pthread_mutex_unlock(&sp->ready_mu);
         if (full) return;
         char *mem = rec_block_ready(sp->ready_bytes);
         if (!mem) return;
         pthread_mutex_lock(&sp->ready_mu);
-        if (sp->nready < READY_BLOCKS) {
+        if (sp->nready < sp->ready_most) {
             sp->ready[sp->nready++] = mem;
             mem = NULL;
         }
@@ -1120,6 +1122,9 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
     pthread_cond_init(&sp->done, NULL);
     pthread_mutex_init(&sp->ready_mu, NULL);
     sp->ready_bytes = ps->b->pool.block_size;
+    sp->ready_most = sp->ready_bytes < READY_BYTES / READY_MAX ? READY_MAX
+                     : sp->ready_bytes < READY_BYTES           ? READY_BYTES / sp->ready_bytes
+                                                               : 1;
     ps->b->pool.supply = take_ready;
     ps->b->pool.supply_ctx = sp;
     for (int k = 0; k < SHARDS; k++) pthread_mutex_init(&sp->shards[k], NULL);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pages.h"
+
 /* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
 #pragma GCC visibility push(hidden)
 
@@ -38,6 +40,7 @@ static inline void *zeroed_array(size_t n, size_t elsize) {
     if (!bytes) bytes = 1;
     void *p = malloc(bytes);
     if (!p) return NULL;
+    pages_hint(p, bytes);
     /* without this the compiler makes malloc and memset a calloc again */
     __asm__ volatile("" : : "r"(p) : "memory");
     memset(p, 0, bytes);

@@ -88,7 +88,7 @@ static void build(builder *b, int threads) {
             }
         }
     }
-    CHECK(b->pool.nblocks >= 16);
+    CHECK(b->pool.nblocks * b->pool.block_size >= (8 << 20));
     CHECK_INT(ST_OK, build_number(b, threads));
 }
 
