@@ -47,6 +47,15 @@ void pages_hint(void *mem, size_t bytes) {
 #endif
 }
 
+void *pages_buffer(size_t bytes) {
+    if (bytes < PAGES_HUGE) return malloc(bytes ? bytes : 1);
+    /* C11's aligned_alloc wants a multiple of the alignment */
+    size_t rounded = (bytes + PAGES_HUGE - 1) & ~(size_t)(PAGES_HUGE - 1);
+    void *mem = rounded < bytes ? NULL : aligned_alloc(PAGES_HUGE, rounded);
+    if (mem) pages_hint(mem, rounded);
+    return mem;
+}
+
 void pages_free(void *mem, size_t bytes) {
 #ifdef MAP_ANONYMOUS
     if (mem) munmap(mem, bytes);

@@ -23,6 +23,12 @@ void pages_free(void *mem, size_t bytes);
  * that part of the heap's mapping. */
 void pages_hint(void *mem, size_t bytes);
 
+/* A block of malloc's of `bytes` (free() gives it back, realloc grows it) that from 2 MiB on
+ * begins on a 2 MiB boundary and has the hint: a chunk of text the reader fills, an array written
+ * at once, whose first 2 MiB would otherwise straddle two huge pages and fault in 4 KiB at a
+ * time. NULL when out of memory. */
+void *pages_buffer(size_t bytes);
+
 #pragma GCC visibility pop
 
 #endif

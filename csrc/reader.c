@@ -12,6 +12,7 @@
 
 #include "fault.h"
 #include "inflate.h"
+#include "pages.h"
 #include "reader.h"
 
 enum { CHUNK = 2 << 20, PROGRESS_STEPS = 100 };
@@ -63,7 +64,8 @@ static int reserve(line_buffer *lb, size_t want, const reading *rd) {
         if (ncap > SIZE_MAX / 2) return nomem(rd);
         ncap *= 2;
     }
-    char *b = realloc(lb->buf, ncap);
+    /* a new buffer in a huge page where the kernel lends one: 512 faults fewer per load */
+    char *b = lb->buf ? realloc(lb->buf, ncap) : pages_buffer(ncap);
     if (!b) return nomem(rd);
     lb->buf = b;
     lb->cap = ncap;
@@ -130,7 +132,7 @@ static int pump(const reading *rd, source *src, gz_stream *gz, uint64_t total) {
     uint64_t done = 0;
     int rc = -1, eof = 0, ended = 0;
     const char *fault = NULL;
-    if (gz && !(in = malloc(CHUNK))) return nomem(rd);
+    if (gz && !(in = pages_buffer(CHUNK))) return nomem(rd);
     for (;;) {
         if (reserve(&lb, CHUNK / 2, rd)) goto out;
         if (!gz) {
@@ -365,7 +367,7 @@ static char *ahead_spare(ahead *a, size_t want, size_t *cap) {
         break;
     }
     pthread_mutex_unlock(&a->lock);
-    if (!b && (b = malloc(want))) *cap = want;
+    if (!b && (b = pages_buffer(want))) *cap = want;
     return b;
 }
 

@@ -8,6 +8,7 @@
 #include "hash.h"
 #include "mark_scan.h"
 #include "numparse.h"
+#include "pages.h"
 #include "vec.h"
 
 /* PIECE_RECS_BLOCK: the bytes of a block of a piece's calls and jumps (a piece of 128 KiB
@@ -446,7 +447,7 @@ static char *sink_swap(void *ctx, char *buf, size_t cap, size_t want, size_t *ne
         }
         free(mem);
     }
-    char *mem = malloc(want);
+    char *mem = pages_buffer(want);
     if (mem) *new_cap = want;
     return mem;
 }

@@ -38,9 +38,8 @@ static inline void *zeroed_array(size_t n, size_t elsize) {
     if (elsize && n > SIZE_MAX / elsize) return NULL;
     size_t bytes = n * elsize;
     if (!bytes) bytes = 1;
-    void *p = malloc(bytes);
+    void *p = pages_buffer(bytes);
     if (!p) return NULL;
-    pages_hint(p, bytes);
     /* without this the compiler makes malloc and memset a calloc again */
     __asm__ volatile("" : : "r"(p) : "memory");
     memset(p, 0, bytes);
