@@ -12,9 +12,10 @@ struct arena_chunk {
     _Alignas(sizeof(max_align_t)) max_align_t data[];
 };
 
-/* Chunks double from FIRST_CHUNK to MAX_CHUNK: a profile of a few names takes 64 KiB, one of
- * many megabytes of names few chunks, the large ones in huge pages (pages.h: the names of
- * single-10, 50,000 functions, faulted in 4 KiB at a time, were a tenth of its load). */
+/* Chunks double from FIRST_CHUNK to MAX_CHUNK, from 256 KiB straight to 2 MiB (pages_round): a
+ * profile of a few names takes 64 KiB, one of many megabytes of names few chunks, the large ones
+ * in huge pages (pages.h: the names of single-10, 50,000 functions, faulted in 4 KiB at a time,
+ * were a tenth of its load). */
 enum { FIRST_CHUNK = 64 * 1024, MAX_CHUNK = 4 * 1024 * 1024 };
 
 void arena_init(arena *a) {
@@ -51,6 +52,7 @@ void *arena_alloc(arena *a, size_t size) {
     size = (size + align - 1) & ~(align - 1);
     if (!a->next || (size_t)(a->end - a->next) < size) {
         /* Large blocks get a chunk of their own so the current chunk keeps serving small ones. */
+        if (size <= a->chunk_bytes / 4) a->chunk_bytes = pages_round(a->chunk_bytes);
         size_t want = size > a->chunk_bytes / 4 ? size : a->chunk_bytes - sizeof(arena_chunk);
         arena_chunk *c = new_chunk(a, want);
         if (!c) return NULL;

@@ -10,8 +10,9 @@
 #include "vec.h"
 
 /* Classes: (64 + 16 k) << s bytes, k in 0..3, 64 bytes to BLOCK_HEAP_MAX. A heap's regions
- * start small (a profile of a few functions maps 64 KiB) and double up to MAX_REGION; from
- * 2 MiB on they come in huge pages where the kernel lends them (pages.h). */
+ * start small (a profile of a few functions maps 64 KiB) and double up to MAX_REGION, from
+ * 256 KiB straight to 2 MiB (pages_round); from 2 MiB on they come in huge pages where the
+ * kernel lends them (pages.h). */
 enum { MIN_CLASS_BYTES = 64, CLASSES = 57, FIRST_REGION = 64 << 10, MAX_REGION = 8 << 20 };
 
 typedef struct region {
@@ -137,6 +138,7 @@ static int new_region(block_heap *h, size_t bytes) {
     carve_free(h, h->next, h->end);
     size_t size = h->region_bytes;
     while (size < bytes) size *= 2;
+    size = pages_round(size);
     char *mem = pages_alloc(size);
     if (!mem) return -1;
     block_regions *r = h->owner;
@@ -153,6 +155,7 @@ static int new_region(block_heap *h, size_t bytes) {
     }
     h->next = mem;
     h->end = mem + size;
+    if (h->region_bytes < size) h->region_bytes = size;
     if (h->region_bytes < MAX_REGION) h->region_bytes *= 2;
     return 0;
 }

@@ -37,7 +37,7 @@ void *pages_alloc(size_t bytes) {
 void pages_hint(void *mem, size_t bytes) {
 #if defined(MAP_ANONYMOUS) && defined(MADV_HUGEPAGE)
     long page = sysconf(_SC_PAGESIZE);
-    if (bytes < PAGES_HUGE || page <= 0 || ((unsigned long)page & ((unsigned long)page - 1)))
+    if (bytes < PAGES_HINTED || page <= 0 || ((unsigned long)page & ((unsigned long)page - 1)))
         return;
     uintptr_t mask = (uintptr_t)page - 1;
     uintptr_t from = (uintptr_t)mem & ~mask, to = ((uintptr_t)mem + bytes + mask) & ~mask;
@@ -48,7 +48,7 @@ void pages_hint(void *mem, size_t bytes) {
 }
 
 void *pages_buffer(size_t bytes) {
-    if (bytes < PAGES_HUGE) return malloc(bytes ? bytes : 1);
+    if (bytes < PAGES_HINTED) return malloc(bytes ? bytes : 1);
     /* C11's aligned_alloc wants a multiple of the alignment */
     size_t rounded = (bytes + PAGES_HUGE - 1) & ~(size_t)(PAGES_HUGE - 1);
     void *mem = rounded < bytes ? NULL : aligned_alloc(PAGES_HUGE, rounded);

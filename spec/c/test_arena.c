@@ -2,6 +2,7 @@
  * blocks it and the streams' regions are mapped in (pages.h). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "arena.h"
 #include "ctest.h"
@@ -27,6 +28,22 @@ int main(void) {
     char *own = arena_alloc(&a, 100 << 10);
     CHECK(own != NULL);
     CHECK(arena_alloc(&a, 1) == next + (30 << 10));
+    /* small blocks fill chunks of 64, 128 and 256 KiB, then of 2 MiB (a whole huge page, not
+     * 512 KiB and 1 MiB), then 4 MiB */
+    arena grow;
+    arena_init(&grow);
+    size_t seen[8], nseen = 0, last = 0;
+    while (nseen < 5 && arena_alloc(&grow, 1024)) {
+        if (grow.allocated != last && nseen < 8) seen[nseen++] = grow.allocated - last;
+        last = grow.allocated;
+    }
+    CHECK_INT(5, nseen);
+    CHECK_INT(64 << 10, seen[0]);
+    CHECK_INT(128 << 10, seen[1]);
+    CHECK_INT(256 << 10, seen[2]);
+    CHECK_INT(2 << 20, seen[3]);
+    CHECK_INT(4 << 20, seen[4]);
+    arena_free(&grow);
     /* many blocks: each keeps what was written to it, the chunks doubling up to 4 MiB */
     enum { N = 200000 };
     unsigned char **blocks = malloc(N * sizeof *blocks);
@@ -63,5 +80,23 @@ int main(void) {
     CHECK(q != NULL);
     q[99] = 3;
     pages_free(q, 100);
+    /* a size to map: from 512 KiB up to 2 MiB, a whole huge page */
+    CHECK_INT(256 << 10, pages_round(256 << 10));
+    CHECK_INT(2 << 20, pages_round(512 << 10));
+    CHECK_INT(2 << 20, pages_round((2 << 20) - 1));
+    CHECK_INT(3 << 20, pages_round(3 << 20));
+    /* blocks of malloc's: from 512 KiB on aligned to 2 MiB, given back by free, grown by realloc */
+    char *b = pages_buffer(600 << 10);
+    CHECK(b != NULL);
+    CHECK_INT(0, (uintptr_t)b % PAGES_HUGE);
+    memset(b, 4, 600 << 10);
+    char *grown = realloc(b, 5 << 20);
+    CHECK(grown != NULL);
+    CHECK(grown[0] == 4 && grown[(600 << 10) - 1] == 4);
+    free(grown);
+    char *small = pages_buffer(100);
+    CHECK(small != NULL);
+    small[99] = 5;
+    free(small);
     return ctest_report("test_arena");
 }

@@ -81,6 +81,24 @@ int main(void) {
     CHECK_INT(block_heap_size(300), block_regions_bytes(small));
     block_regions_free(small);
 
+    /* regions of 64, 128 and 256 KiB, then 2 MiB (a whole huge page, not 512 KiB), 4 MiB */
+    block_regions *grown = block_regions_new();
+    block_heap *g = block_heap_take(grown);
+    size_t steps[8], nsteps = 0, held = 0;
+    while (nsteps < 5 && block_heap_alloc(g, 4000)) {
+        size_t now = block_regions_bytes(grown);
+        if (now != held) steps[nsteps++] = now - held;
+        held = now;
+    }
+    CHECK_INT(5, nsteps);
+    CHECK_INT(64 << 10, steps[0]);
+    CHECK_INT(128 << 10, steps[1]);
+    CHECK_INT(256 << 10, steps[2]);
+    CHECK_INT(2 << 20, steps[3]);
+    CHECK_INT(4 << 20, steps[4]);
+    block_heap_give(g);
+    block_regions_free(grown);
+
     block_regions *r = block_regions_new();
     CHECK(r != NULL);
     CHECK_INT(0, block_regions_bytes(r));
