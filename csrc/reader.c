@@ -225,6 +225,28 @@ int read_file(const char *path, const read_options *opts, const line_sink *sink,
     return rc;
 }
 
+uint64_t read_text_estimate(const char *path, const void *data, size_t size) {
+    enum { GZIP_TEXT_RATIO = 4 };
+    unsigned char head[2];
+    size_t got = size < sizeof head ? size : sizeof head;
+    uint64_t bytes = size;
+    if (path) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return UINT64_MAX;
+        struct stat sb;
+        ssize_t n = -1;
+        if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) n = pread(fd, head, sizeof head, 0);
+        close(fd);
+        if (n < 0) return UINT64_MAX;
+        got = (size_t)n;
+        bytes = (uint64_t)sb.st_size;
+    } else if (got) {
+        memcpy(head, data, got);
+    }
+    if (!is_gzip(head, got)) return bytes;
+    return bytes > UINT64_MAX / GZIP_TEXT_RATIO ? UINT64_MAX : bytes * GZIP_TEXT_RATIO;
+}
+
 /* Plain text in memory is parsed in place, in slices that end at a line end so that progress
  * can be reported; gzip data is inflated a chunk at a time. */
 int read_buffer(const void *data, size_t size, const read_options *opts, const line_sink *sink,

@@ -48,6 +48,12 @@ int read_file(const char *path, const read_options *opts, const line_sink *sink,
 int read_buffer(const void *data, size_t size, const read_options *opts, const line_sink *sink,
                 cg_error *err);
 
+/* The bytes of text an input holds, known before it is read, for choosing how to read it: a
+ * regular file's size or a buffer's, times 4 for gzip data (callgrind's text deflates about that
+ * much); UINT64_MAX when not known (not a regular file, or one that cannot be opened: its read
+ * says why). */
+uint64_t read_text_estimate(const char *path, const void *data, size_t size);
+
 /* The same reads with the reading (and the inflating of gzip data) in a thread of its own, a
  * few chunks ahead: the sink and the progress callback are still called on the calling thread,
  * with the same lines in the same order, and the read ends with the same error. Plain text in

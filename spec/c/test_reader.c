@@ -456,7 +456,34 @@ static void test_errors(void) {
     CHECK_INT(0, r.calls);
 }
 
+/* What an input holds, known before it is read: a file's or a buffer's size, gzip's times 4. */
+static void test_estimate(void) {
+    char path[] = "/tmp/test_reader_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    const char *text = "events: Ir\nfn=main\n1 2\n";
+    CHECK_INT((ssize_t)strlen(text), write(fd, text, strlen(text)));
+    close(fd);
+    CHECK_INT(strlen(text), read_text_estimate(path, NULL, 0));
+    unsigned char gz[256];
+    size_t gzlen = gzip(text, strlen(text), gz, sizeof gz);
+    CHECK(gzlen > 2);
+    fd = open(path, O_WRONLY | O_TRUNC);
+    CHECK_INT((ssize_t)gzlen, write(fd, gz, gzlen));
+    close(fd);
+    CHECK_INT(4 * gzlen, read_text_estimate(path, NULL, 0));
+    unlink(path);
+    CHECK_INT(UINT64_MAX, read_text_estimate(path, NULL, 0));        /* gone */
+    CHECK_INT(UINT64_MAX, read_text_estimate("/dev/null", NULL, 0)); /* not a regular file */
+    CHECK_INT(UINT64_MAX, read_text_estimate("/tmp", NULL, 0));
+    CHECK_INT(strlen(text), read_text_estimate(NULL, text, strlen(text)));
+    CHECK_INT(4 * gzlen, read_text_estimate(NULL, gz, gzlen));
+    CHECK_INT(1, read_text_estimate(NULL, gz, 1));
+    CHECK_INT(0, read_text_estimate(NULL, "", 0));
+}
+
 int main(void) {
+    test_estimate();
     test_buffer();
     test_big_buffer();
     test_file();
