@@ -227,7 +227,7 @@ int read_file(const char *path, const read_options *opts, const line_sink *sink,
 
 uint64_t read_text_estimate(const char *path, const void *data, size_t size) {
     enum { GZIP_TEXT_RATIO = 4 };
-    unsigned char head[2];
+    unsigned char head[2] = {0, 0};
     size_t got = size < sizeof head ? size : sizeof head;
     uint64_t bytes = size;
     if (path) {
