@@ -52,7 +52,6 @@ void *arena_alloc(arena *a, size_t size) {
     size = (size + align - 1) & ~(align - 1);
     if (!a->next || (size_t)(a->end - a->next) < size) {
         /* Large blocks get a chunk of their own so the current chunk keeps serving small ones. */
-        if (size <= a->chunk_bytes / 4) a->chunk_bytes = pages_round(a->chunk_bytes);
         size_t want = size > a->chunk_bytes / 4 ? size : a->chunk_bytes - sizeof(arena_chunk);
         arena_chunk *c = new_chunk(a, want);
         if (!c) return NULL;
@@ -66,7 +65,7 @@ void *arena_alloc(arena *a, size_t size) {
         a->head = c;
         a->next = (char *)c->data;
         a->end = a->next + want;
-        if (a->chunk_bytes < MAX_CHUNK) a->chunk_bytes *= 2;
+        if (a->chunk_bytes < MAX_CHUNK) a->chunk_bytes = pages_round(2 * a->chunk_bytes);
     }
     void *p = a->next;
     a->next += size;

@@ -36,13 +36,19 @@ status builder_init(builder *b, const section_choice *choice, size_t max_warning
     return ST_OK;
 }
 
-/* The functions' lists, their segments already given back or about to be (their lookup tables
- * are theirs alone). */
-static void drop_lists(builder *b) {
+/* The lookup tables of the functions' lists (theirs alone). */
+static void drop_tables(builder *b) {
     for (size_t f = 0; f < b->nrecs; f++) {
         free(b->recs[f].calls.tab);
         free(b->recs[f].jumps.tab);
+        b->recs[f].calls.tab = NULL;
+        b->recs[f].jumps.tab = NULL;
     }
+}
+
+/* The functions' lists, their segments already given back or about to be. */
+static void drop_lists(builder *b) {
+    drop_tables(b);
     free(b->recs);
     free(b->rec_of);
     b->recs = NULL;
@@ -581,16 +587,11 @@ status build_number(builder *b, int threads) {
     /* no function is added any more: its index and the lists' lookup tables go before the
      * arrays fill */
     free_function_index(b);
-    for (size_t f = 0; f < b->nrecs; f++) {
-        free(b->recs[f].calls.tab);
-        free(b->recs[f].jumps.tab);
-        b->recs[f].calls.tab = NULL;
-        b->recs[f].jumps.tab = NULL;
-    }
+    drop_tables(b);
     drain d = {&b->pool, parts_for(threads, b->pool.nblocks, MIN_BLOCKS_EACH), &nb};
     /* pages move into the arrays only on one thread: the pages free at a block's end are
      * known only in the order the blocks are walked */
-    size_t page = map_page();
+    size_t page = pages_page();
     int map = d.parts == 1 && page && b->pool.nblocks >= MOVE_BYTES / b->pool.block_size;
     while (page > 1) {
         nb.page_shift++;

@@ -170,8 +170,6 @@ void costs_free(cost_array *a);
  * a mapped array one of malloc of `bytes` (before it grows or is reallocated), -1 when out of
  * memory (the array is unchanged). */
 void *map_array(size_t bytes, size_t *mapped);
-/* The bytes of a page of map_array, a power of two; 0 where mappings are not made. */
-size_t map_page(void);
 void free_array(void *data, size_t mapped);
 int unmap_array(void **data, size_t *mapped, size_t bytes);
 

@@ -34,11 +34,19 @@ void *pages_alloc(size_t bytes) {
 #endif
 }
 
+size_t pages_page(void) {
+#ifdef MAP_ANONYMOUS
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 && !((unsigned long)page & ((unsigned long)page - 1)) ? (size_t)page : 0;
+#else
+    return 0;
+#endif
+}
+
 void pages_hint(void *mem, size_t bytes) {
 #if defined(MAP_ANONYMOUS) && defined(MADV_HUGEPAGE)
-    long page = sysconf(_SC_PAGESIZE);
-    if (bytes < PAGES_HINTED || page <= 0 || ((unsigned long)page & ((unsigned long)page - 1)))
-        return;
+    size_t page = pages_page();
+    if (bytes < PAGES_HINTED || !page) return;
     uintptr_t mask = (uintptr_t)page - 1;
     uintptr_t from = (uintptr_t)mem & ~mask, to = ((uintptr_t)mem + bytes + mask) & ~mask;
     (void)madvise((void *)from, (size_t)(to - from), MADV_HUGEPAGE);

@@ -6,17 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "model.h"
 #include "name_order.h"
+#include "pages.h"
 #include "vec.h"
 
 /* ---- mapped arrays ---- */
 
 void *map_array(size_t bytes, size_t *mapped) {
 #ifdef MAP_ANONYMOUS
-    size_t page = map_page();
+    size_t page = pages_page();
     if (!page || !bytes || bytes > SIZE_MAX - page) return NULL;
     size_t size = (bytes + page - 1) & ~(page - 1);
     void *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -26,15 +26,6 @@ void *map_array(size_t bytes, size_t *mapped) {
 #else
     (void)bytes, (void)mapped;
     return NULL;
-#endif
-}
-
-size_t map_page(void) {
-#ifdef MAP_ANONYMOUS
-    long page = sysconf(_SC_PAGESIZE);
-    return page > 0 && !((unsigned long)page & ((unsigned long)page - 1)) ? (size_t)page : 0;
-#else
-    return 0;
 #endif
 }
 

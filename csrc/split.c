@@ -1123,9 +1123,9 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
     pthread_cond_init(&sp->done, NULL);
     pthread_mutex_init(&sp->ready_mu, NULL);
     sp->ready_bytes = ps->b->pool.block_size;
-    sp->ready_most = sp->ready_bytes < READY_BYTES / READY_MAX ? READY_MAX
-                     : sp->ready_bytes < READY_BYTES           ? READY_BYTES / sp->ready_bytes
-                                                               : 1;
+    sp->ready_most = READY_BYTES / sp->ready_bytes;
+    if (sp->ready_most < 1) sp->ready_most = 1;
+    if (sp->ready_most > READY_MAX) sp->ready_most = READY_MAX;
     ps->b->pool.supply = take_ready;
     ps->b->pool.supply_ctx = sp;
     for (int k = 0; k < SHARDS; k++) pthread_mutex_init(&sp->shards[k], NULL);

@@ -40,7 +40,8 @@ static inline void *zeroed_array(size_t n, size_t elsize) {
     if (!bytes) bytes = 1;
     void *p = pages_buffer(bytes);
     if (!p) return NULL;
-    /* without this the compiler makes malloc and memset a calloc again */
+    /* without this, pages_buffer's malloc inlined (link-time), malloc and memset become a
+     * calloc again */
     __asm__ volatile("" : : "r"(p) : "memory");
     memset(p, 0, bytes);
     return p;
