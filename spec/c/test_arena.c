@@ -1,5 +1,6 @@
 /* test_arena.c - the strings' bump allocator (arena.h) over its growing chunks, and the large
- * blocks it and the streams' regions are mapped in (pages.h). */
+ * blocks it and the streams' regions are mapped in (pages.h), and the growth of vectors into them
+ * (vec.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "arena.h"
 #include "ctest.h"
 #include "pages.h"
+#include "vec.h"
 
 int main(void) {
     arena a;
@@ -98,5 +100,23 @@ int main(void) {
     CHECK(small != NULL);
     small[99] = 5;
     free(small);
+    /* a vector grows by realloc below 512 KiB, then into whole huge pages, its elements kept */
+    uint32_t *v = NULL;
+    size_t cap = 0;
+    CHECK_INT(0, VEC_RESERVE(v, cap, 1000));
+    CHECK_INT(1000, cap);
+    for (uint32_t i = 0; i < 1000; i++) v[i] = i;
+    CHECK_INT(0, VEC_RESERVE(v, cap, 200000));
+    CHECK_INT((2 << 20) / sizeof *v, cap);
+    CHECK_INT(0, (uintptr_t)v % PAGES_HUGE);
+    CHECK(v[0] == 0 && v[999] == 999);
+    v[cap - 1] = 7;
+    CHECK_INT(0, VEC_RESERVE(v, cap, cap + 1));
+    CHECK_INT((4 << 20) / sizeof *v, cap);
+    CHECK(v[999] == 999 && v[(2 << 20) / sizeof *v - 1] == 7);
+    CHECK_INT(0, VEC_RESERVE(v, cap, cap));
+    CHECK_INT(-1, VEC_RESERVE(v, cap, SIZE_MAX / 2));
+    CHECK(v[999] == 999);
+    free(v);
     return ctest_report("test_arena");
 }
