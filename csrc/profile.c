@@ -61,14 +61,10 @@ static int costs_unmap(cost_array *a, size_t stride) {
 int costs_add_row(cost_array *a, size_t stride, size_t *row_out) {
     size_t need = a->rows + 1;
     if (need > a->cap) {
-        if (costs_unmap(a, stride)) return -1;
-        size_t ncap = a->cap < 16 ? 16 : a->cap + a->cap / 2;
         size_t width = stride ? stride : 1;
-        if (ncap > SIZE_MAX / sizeof(cg_cost) / width) return -1;
-        cg_cost *v = realloc(a->v, ncap * width * sizeof(cg_cost));
-        if (!v) return -1;
-        a->v = v;
-        a->cap = ncap;
+        if (width > SIZE_MAX / sizeof(cg_cost) || costs_unmap(a, stride) ||
+            vec_reserve((void **)&a->v, &a->cap, need, width * sizeof(cg_cost)))
+            return -1;
     }
     memset(a->v + a->rows * stride, 0, stride * sizeof(cg_cost));
     *row_out = a->rows++;
