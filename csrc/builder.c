@@ -304,82 +304,11 @@ status build_take_records(builder *b, uint32_t fn, fn_records *from, rec_pool *f
     return j ? j : c;
 }
 
-/* The arrays build_number fills (calls, their costs, jumps), each mapped on its own when it is
- * large and the pool is walked on one thread: the pages of each block of the pool, once its
- * lists are copied, move (rec_pages_move) into the pages of these arrays that the next block's
- * lists are about to write, so that the records are faulted in once, in the pool, rather than
- * again in the arrays while the pool's pages go back; pages written only later would be held
- * twice meanwhile. */
-enum { T_CALLS, T_COSTS, T_JUMPS, TARGETS };
-enum { PAGE_FREE, PAGE_WANTED, PAGE_WRITTEN };
-/* Pages moved at once at the least (a move is a system call, as costly as several page
- * faults); free pages not about to be written fill a run between wanted ones up to GAP. */
-enum { MIN_RUN = 8, GAP = 2 };
-/* An array smaller than this comes from malloc, and so do all three when the pool holds less
- * than MOVE_BYTES: the walk that moves pages costs more instructions than the faults it saves
- * take time. */
-enum { MIN_MAPPED = 256 << 10, MOVE_BYTES = 8 << 20 };
-
-typedef struct target {
-    char *base; /* NULL: an array of malloc, nothing moves into it */
-    size_t pages;
-    unsigned char *state; /* PAGE_* of each page */
-    size_t lo, hi;        /* the pages wanted lie in [lo, hi) */
-} target;
-
-/* A list found in the block being walked (its slot in b->recs), copied at the block's end. */
-typedef struct found {
-    uint32_t slot;
-    int kind;
-} found;
-
 /* Where build_number puts what the walk of the pool finds. */
 typedef struct numbering {
     builder *b;
     uint32_t *call_at, *jump_at; /* per slot of b->recs: where its first call (jump) goes */
-    target t[TARGETS];
-    unsigned page_shift;
-    /* Pages are moved while at least a quarter of the first blocks' pages find a place: where
-     * the lists lie in the blocks in no order of their functions (instr-100: 50 pages of 3,456
-     * moved) the two passes cost more than the faults they save, and the lists are copied at
-     * once instead. */
-    int moving;
-    size_t offered, moved;
-    found *found;
-    size_t nfound, found_cap;
 } numbering;
-
-/* The pages of bytes [from, to) of array k, marked `state` (wanted ones only where free). */
-ALWAYS_INLINE void target_mark(numbering *nb, int k, size_t from, size_t to, int state) {
-    target *t = &nb->t[k];
-    if (!t->base || from >= to) return;
-    size_t pg = from >> nb->page_shift, last = (to - 1) >> nb->page_shift;
-    if (state == PAGE_WANTED) {
-        /* most lists lie in one page, often one already wanted (within [lo, hi)) or written */
-        if (pg == last && t->state[pg] != PAGE_FREE) return;
-        if (pg < t->lo) t->lo = pg;
-        if (last + 1 > t->hi) t->hi = last + 1;
-    }
-    for (; pg <= last; pg++)
-        if (state == PAGE_WRITTEN || t->state[pg] == PAGE_FREE) t->state[pg] = (unsigned char)state;
-}
-
-/* The pages of the arrays that the calls (jumps) of lists `slot` (of b->recs) go to, marked
- * `state`. */
-ALWAYS_INLINE void list_mark(numbering *nb, int kind, uint32_t slot, int state) {
-    const fn_records *r = &nb->b->recs[slot];
-    if (kind == REC_CALLS) {
-        size_t at = nb->call_at[slot], w = nb->b->p->nraw;
-        target_mark(nb, T_CALLS, at * sizeof(call_rec), (at + r->calls.n) * sizeof(call_rec),
-                    state);
-        target_mark(nb, T_COSTS, at * w * sizeof(cg_cost), (at + r->calls.n) * w * sizeof(cg_cost),
-                    state);
-    } else {
-        size_t at = nb->jump_at[slot];
-        target_mark(nb, T_JUMPS, at * sizeof(jump_rec), (at + r->jumps.n) * sizeof(jump_rec),
-                    state);
-    }
-}
 
 /* Copies list `slot` (REC_CALLS or REC_JUMPS) to its place. */
 static void number_copy(numbering *nb, int kind, uint32_t slot) {
@@ -416,101 +345,6 @@ static void number_list(void *ctx, int kind, uint32_t owner, const void *records
     if (slot) number_copy(nb, kind, slot - 1);
 }
 
-/* The walk on one thread: the lists are noted, the pages they go to wanted, and they are
- * copied at the block's end. */
-static void note_list(void *ctx, int kind, uint32_t owner, const void *records) {
-    numbering *nb = ctx;
-    uint32_t slot = live(nb, kind, owner, records);
-    if (!slot--) return;
-    if (!nb->moving) {
-        number_copy(nb, kind, slot);
-        return;
-    }
-    if (VEC_RESERVE(nb->found, nb->found_cap, nb->nfound + 1)) {
-        /* copied now: nothing moves into its pages */
-        list_mark(nb, kind, slot, PAGE_WRITTEN);
-        number_copy(nb, kind, slot);
-        return;
-    }
-    nb->found[nb->nfound++] = (found){slot, kind};
-    list_mark(nb, kind, slot, PAGE_WANTED);
-}
-
-/* The next page wanted in [pg, t->hi), or t->hi. */
-static inline size_t next_wanted(const target *t, size_t pg) {
-    if (pg >= t->hi) return t->hi;
-    const unsigned char *w = memchr(t->state + pg, PAGE_WANTED, t->hi - pg);
-    return w ? (size_t)(w - t->state) : t->hi;
-}
-
-/* Moves up to `have` pages from `mem` into runs of the pages of `t` wanted in [lo, hi): a run
- * spans wanted pages with at most GAP free ones between two, and is moved when it has
- * MIN_RUN pages. Returns the pages moved. */
-static size_t move_into(target *t, unsigned shift, char *mem, size_t have) {
-    size_t moved = 0;
-    for (size_t pg = next_wanted(t, t->lo); pg < t->hi && have - moved >= MIN_RUN;
-         pg = next_wanted(t, pg)) {
-        size_t end = pg + 1, q = pg + 1;
-        while (q < t->pages && q - end <= GAP && end - pg < have - moved) {
-            if (t->state[q] == PAGE_WANTED)
-                end = ++q;
-            else if (t->state[q] == PAGE_FREE)
-                q++;
-            else
-                break;
-        }
-        size_t n = end - pg;
-        if (n >= MIN_RUN) {
-            if (n > have - moved) n = have - moved;
-            if (rec_pages_move(mem + (moved << shift), n << shift, t->base + (pg << shift))) break;
-            /* written now as far as faults go: pages in the run that were free are not moved
-             * into again */
-            memset(t->state + pg, PAGE_WRITTEN, n);
-            moved += n;
-        }
-        pg = end;
-    }
-    return moved;
-}
-
-/* The end of a block's walk: the last block's pages move into the pages its lists go to.
- * Returns the bytes of `prev` moved. */
-static size_t take_pages(void *ctx, char *prev, size_t bytes) {
-    enum { TRIAL_BYTES = 2 << 20 };
-    numbering *nb = ctx;
-    size_t moved = 0;
-    if (prev && nb->moving) {
-        size_t have = bytes >> nb->page_shift;
-        for (int k = 0; k < TARGETS && have > moved; k++)
-            if (nb->t[k].base)
-                moved += move_into(&nb->t[k], nb->page_shift, prev + (moved << nb->page_shift),
-                                   have - moved);
-        nb->offered += have;
-        nb->moved += moved;
-        if (nb->offered << nb->page_shift >= TRIAL_BYTES && nb->moved * 4 < nb->offered) {
-            /* the block's lists, noted, are still copied; the next ones at once */
-            nb->moving = 0;
-            return moved << nb->page_shift | REC_TAKE_LAST;
-        }
-    }
-    return moved << nb->page_shift;
-}
-
-/* Then the block's lists are copied: the pages they write, wanted or moved into, are written
- * (wanted ones are always marked, as the first block's, with no block to move from). */
-static void copy_found(void *ctx) {
-    numbering *nb = ctx;
-    for (size_t i = 0; i < nb->nfound; i++) number_copy(nb, nb->found[i].kind, nb->found[i].slot);
-    nb->nfound = 0;
-    for (int k = 0; k < TARGETS; k++) {
-        target *t = &nb->t[k];
-        for (size_t pg = next_wanted(t, t->lo); pg < t->hi; pg = next_wanted(t, pg + 1))
-            t->state[pg] = PAGE_WRITTEN;
-        t->lo = SIZE_MAX;
-        t->hi = 0;
-    }
-}
-
 /* The pool's blocks cut into ranges, one per thread of the numbering. */
 typedef struct drain {
     rec_pool *pool;
@@ -524,39 +358,18 @@ static void drain_part(void *ctx, size_t k) {
     rec_pool_drain_blocks(d->pool, n * k / d->parts, n * (k + 1) / d->parts, number_list, d->nb);
 }
 
-/* Room for `need` records of `size` bytes in an array build_number fills: a mapping of its own
- * (target `t`) when it is empty and large and `map`, else from malloc, by `exact` rows or
- * growing as vec.h grows. -1 when out of memory. */
-static int numbered_reserve(numbering *nb, int map, target *t, void **data, size_t *cap,
-                            size_t *mapped, size_t need, size_t size, int exact) {
+/* Room for `need` records of `size` bytes in an array build_number fills, by `exact` rows or
+ * growing as vec.h grows, written at once in huge pages where the kernel lends them. -1 when out
+ * of memory. */
+static int numbered_reserve(void **data, size_t *cap, size_t need, size_t size, int exact) {
     if (need <= *cap) return 0;
     if (need > SIZE_MAX / size) return -1;
-    if (map && !*data && need * size >= MIN_MAPPED) {
-        void *mem = map_array(need * size, mapped);
-        if (mem) {
-            size_t pages = *mapped >> nb->page_shift;
-            if ((t->state = calloc(pages, 1))) {
-                *data = mem;
-                *cap = need;
-                t->base = mem;
-                t->pages = pages;
-                return 0;
-            }
-            free_array(mem, *mapped);
-            *mapped = 0;
-        }
-    }
-    if (unmap_array(data, mapped, *cap * size)) return -1;
-    if (!exact) {
-        if (vec_reserve(data, cap, need, size)) return -1;
-    } else {
-        void *v = realloc(*data, need * size);
-        if (!v) return -1;
-        *data = v;
-        *cap = need;
-    }
-    /* nothing moves into it: written at once, in huge pages where the kernel lends them */
-    pages_hint(*data, *cap * size);
+    if (!exact) return vec_reserve(data, cap, need, size);
+    void *v = realloc(*data, need * size);
+    if (!v) return -1;
+    *data = v;
+    *cap = need;
+    pages_hint(v, need * size);
     return 0;
 }
 
@@ -567,7 +380,6 @@ status build_number(builder *b, int threads) {
     numbering nb;
     memset(&nb, 0, sizeof nb);
     nb.b = b;
-    for (int k = 0; k < TARGETS; k++) nb.t[k].lo = SIZE_MAX;
     size_t n = b->nrecs ? b->nrecs : 1;
     nb.call_at = malloc(n * sizeof *nb.call_at);
     nb.jump_at = malloc(n * sizeof *nb.jump_at);
@@ -589,31 +401,16 @@ status build_number(builder *b, int threads) {
     free_function_index(b);
     drop_tables(b);
     drain d = {&b->pool, parts_for(threads, b->pool.nblocks, MIN_BLOCKS_EACH), &nb};
-    /* pages move into the arrays only on one thread: the pages free at a block's end are
-     * known only in the order the blocks are walked */
-    size_t page = pages_page();
-    int map = d.parts == 1 && page && b->pool.nblocks >= MOVE_BYTES / b->pool.block_size;
-    while (page > 1) {
-        nb.page_shift++;
-        page >>= 1;
-    }
-    if (numbered_reserve(&nb, map, &nb.t[T_CALLS], (void **)&p->calls, &p->calls_cap,
-                         &p->calls_mapped, calls, sizeof *p->calls, 0) ||
+    if (numbered_reserve((void **)&p->calls, &p->calls_cap, calls, sizeof *p->calls, 0) ||
         VEC_RESERVE(b->call_guessed, b->call_guessed_cap, calls) ||
-        numbered_reserve(&nb, map && w, &nb.t[T_COSTS], (void **)&p->call_costs.v,
-                         &p->call_costs.cap, &p->call_costs.mapped, calls,
+        numbered_reserve((void **)&p->call_costs.v, &p->call_costs.cap, calls,
                          (w ? w : 1) * sizeof(cg_cost), 1) ||
-        numbered_reserve(&nb, map, &nb.t[T_JUMPS], (void **)&p->jumps, &p->jumps_cap,
-                         &p->jumps_mapped, jumps, sizeof *p->jumps, 0))
+        numbered_reserve((void **)&p->jumps, &p->jumps_cap, jumps, sizeof *p->jumps, 0))
         goto done;
-    /* the pool's blocks in order, each given back once its lists are copied (or its pages
-     * moved into the arrays), so that the records are not held twice; the lists go to places
-     * known ahead, so threads copy disjoint ranges of blocks at once */
-    nb.moving = nb.t[T_CALLS].base || nb.t[T_COSTS].base || nb.t[T_JUMPS].base;
-    if (nb.moving)
-        rec_pool_drain_reuse(&b->pool, note_list, take_pages, copy_found, &nb);
-    else
-        parts_run(d.parts, drain_part, &d);
+    /* the pool's blocks in order, each given back once its lists are copied, so that the
+     * records are not held twice for long; the lists go to places known ahead, so threads copy
+     * disjoint ranges of blocks at once */
+    parts_run(d.parts, drain_part, &d);
     rec_pool_clear(&b->pool, 0);
     drop_lists(b);
     p->ncalls = calls;
@@ -621,8 +418,6 @@ status build_number(builder *b, int threads) {
     p->call_costs.rows = calls;
     rc = ST_OK;
 done:
-    for (int k = 0; k < TARGETS; k++) free(nb.t[k].state);
-    free(nb.found);
     free(nb.call_at);
     free(nb.jump_at);
     return rc;

@@ -1,12 +1,8 @@
 /* fnrecs.c - a function's calls and jumps while loading, in segments of a pool (see fnrecs.h). */
-/* MAP_ANONYMOUS, which POSIX names only since 2024 (without it blocks come from malloc), and
- * mremap, Linux's (without it no pages are moved) */
-#define _GNU_SOURCE
 #include "fnrecs.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "pages.h"
 #include "vec.h"
@@ -59,15 +55,6 @@ static void block_put(void *mem, size_t bytes, int map) {
         pages_free(mem, bytes);
     else
         free(mem);
-}
-
-/* The end of a mapped block whose first pages were moved away (rec_pages_move). */
-static void block_put_tail(char *mem, size_t bytes) {
-#ifdef MAP_ANONYMOUS
-    munmap(mem, bytes);
-#else
-    (void)mem, (void)bytes;
-#endif
 }
 
 void *rec_block_ready(size_t bytes) {
@@ -178,15 +165,6 @@ static void seg_free(rec_pool *pool, void *payload) {
     pool->free_[h->cls] = payload;
 }
 
-int rec_pages_move(char *from, size_t bytes, char *to) {
-#if defined(MAP_ANONYMOUS) && defined(MREMAP_FIXED)
-    return mremap(from, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, to) == MAP_FAILED ? -1 : 0;
-#else
-    (void)from, (void)bytes, (void)to;
-    return -1;
-#endif
-}
-
 /* The segments in use of block i, visited. */
 static void visit_block(const rec_pool *pool, size_t i, rec_visit_fn visit, void *ctx) {
     char *p = pool->blocks[i].mem, *end = p + pool->blocks[i].used;
@@ -194,36 +172,6 @@ static void visit_block(const rec_pool *pool, size_t i, rec_visit_fn visit, void
         const seg_head *h = (const seg_head *)p;
         if (h->kind != REC_FREE) visit(ctx, h->kind, h->owner, p + HEAD);
         p += class_bytes(h->cls);
-    }
-}
-
-void rec_pool_drain_reuse(rec_pool *pool, rec_visit_fn note, rec_take_fn take,
-                          void (*done)(void *ctx), void *ctx) {
-    char *prev = NULL;
-    size_t prev_size = 0;
-    for (size_t i = 0; i <= pool->nblocks; i++) {
-        if (i < pool->nblocks) visit_block(pool, i, note, ctx);
-        int mapped = prev && maps(pool, prev_size);
-        size_t taken = take(ctx, mapped ? prev : NULL, mapped ? prev_size : 0);
-        int last = (taken & REC_TAKE_LAST) != 0;
-        taken &= ~(size_t)REC_TAKE_LAST;
-        if (taken && taken < prev_size)
-            block_put_tail(prev + taken, prev_size - taken);
-        else if (!taken && prev)
-            block_put(prev, prev_size, mapped);
-        done(ctx);
-        prev = NULL;
-        if (i < pool->nblocks) {
-            prev = pool->blocks[i].mem;
-            prev_size = pool->blocks[i].size;
-            pool->blocks[i].mem = NULL;
-        }
-        if (last) {
-            if (prev) block_put(prev, prev_size, maps(pool, prev_size));
-            rec_pool_drain_blocks(pool, i + 1 < pool->nblocks ? i + 1 : pool->nblocks,
-                                  pool->nblocks, note, ctx);
-            return;
-        }
     }
 }
 

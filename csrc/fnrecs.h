@@ -65,23 +65,6 @@ typedef void (*rec_visit_fn)(void *ctx, int kind, uint32_t owner, const void *re
  * visited and leaving it NULL (rec_pool_clear then empties the pool): threads may drain
  * disjoint ranges of one pool at once. */
 void rec_pool_drain_blocks(rec_pool *pool, size_t from, size_t to, rec_visit_fn visit, void *ctx);
-/* The same on one thread, and the pages of each block can go on being used: after the
- * segments of block i are visited (`note`), `take` is offered block i - 1 (NULL, 0 for the
- * first, and when it is not mapped) and returns how many bytes from its start it took (whole
- * pages, moved elsewhere with rec_pages_move); the pool gives back the rest, then calls
- * `done` (block i's lists are to be copied now). After the last block, `take` and `done` are
- * called once more with no segment visited since. `take` may add REC_TAKE_LAST to what it
- * returns (bytes are whole pages): after `done`, block i goes back at once, and the blocks
- * after it are walked as rec_pool_drain_blocks walks them (`note` visits, each block given
- * back once visited), with no `take` nor `done`. */
-typedef size_t (*rec_take_fn)(void *ctx, char *prev, size_t bytes);
-enum { REC_TAKE_LAST = 1 };
-void rec_pool_drain_reuse(rec_pool *pool, rec_visit_fn note, rec_take_fn take,
-                          void (*done)(void *ctx), void *ctx);
-/* Moves `bytes` (whole pages) of a mapped block to `to`, a page of a mapping of the caller's,
- * pages and their contents, without a copy and without faulting them in again; whatever was
- * mapped at `to` goes. -1 where pages cannot be moved, or when it fails (nothing moved). */
-int rec_pages_move(char *from, size_t bytes, char *to);
 
 /* A function's calls. All zero is an empty list. */
 typedef struct call_list {

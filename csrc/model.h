@@ -94,7 +94,6 @@ typedef struct event_rec {
 typedef struct cost_array {
     cg_cost *v;
     size_t rows, cap; /* cap in rows */
-    size_t mapped;    /* bytes of a mapping of its own (map_array), 0: from malloc */
 } cost_array;
 
 struct cg_profile {
@@ -111,13 +110,11 @@ struct cg_profile {
     size_t nfns, fns_cap;
     call_rec *calls;
     size_t ncalls, calls_cap;
-    size_t calls_mapped;     /* bytes of a mapping of its own (map_array), 0: from malloc */
     line_store *line_stores; /* one per function: its line or instruction records */
     size_t line_stores_cap;
     block_regions *blocks; /* where the streams' blocks are (NULL: all from malloc) */
     jump_rec *jumps;
     size_t njumps, jumps_cap;
-    size_t jumps_mapped;
     section_rec *sections;
     size_t nsections, sections_cap;
     header_rec *headers;
@@ -161,17 +158,6 @@ static inline cg_cost *costs_row(const cost_array *a, size_t stride, size_t row)
     return a->v + row * stride;
 }
 void costs_free(cost_array *a);
-
-/* Arrays of records mapped on their own, page-aligned, rather than taken from malloc: the
- * numbering of calls and jumps (builder.c) moves the pages of the pool it copies from into
- * them, so that they are not faulted in again. `mapped` is the bytes of the mapping; an array
- * with 0 comes from malloc. map_array: NULL when out of memory or where mappings cannot be
- * made (the caller then takes malloc). free_array gives either kind back. unmap_array makes
- * a mapped array one of malloc of `bytes` (before it grows or is reallocated), -1 when out of
- * memory (the array is unchanged). */
-void *map_array(size_t bytes, size_t *mapped);
-void free_array(void *data, size_t mapped);
-int unmap_array(void **data, size_t *mapped, size_t bytes);
 
 /* Checked 64-bit sums: return 0, or -1 on overflow (the target then saturates). */
 static inline int cost_add(cg_cost *acc, cg_cost v) {

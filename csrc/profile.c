@@ -1,68 +1,21 @@
 /* profile.c - lifetime of the model, its cost arrays and the read-only accessors of
  * callgrind.h. Accessors trust their indexes the way array subscripts do; callers check them
  * against the counts. */
-/* MAP_ANONYMOUS, which POSIX names only since 2024; without it arrays come from malloc */
-#define _DEFAULT_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "model.h"
 #include "name_order.h"
 #include "pages.h"
 #include "vec.h"
 
-/* ---- mapped arrays ---- */
-
-void *map_array(size_t bytes, size_t *mapped) {
-#ifdef MAP_ANONYMOUS
-    size_t page = pages_page();
-    if (!page || !bytes || bytes > SIZE_MAX - page) return NULL;
-    size_t size = (bytes + page - 1) & ~(page - 1);
-    void *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) return NULL;
-    *mapped = size;
-    return mem;
-#else
-    (void)bytes, (void)mapped;
-    return NULL;
-#endif
-}
-
-void free_array(void *data, size_t mapped) {
-#ifdef MAP_ANONYMOUS
-    if (mapped) {
-        if (data) munmap(data, mapped);
-        return;
-    }
-#endif
-    free(data);
-}
-
-int unmap_array(void **data, size_t *mapped, size_t bytes) {
-    if (!*mapped) return 0;
-    void *v = malloc(bytes ? bytes : 1);
-    if (!v) return -1;
-    memcpy(v, *data, bytes < *mapped ? bytes : *mapped);
-    free_array(*data, *mapped);
-    *data = v;
-    *mapped = 0;
-    return 0;
-}
-
 /* ---- cost arrays ---- */
-
-/* A mapped array of rows made one of malloc before it is reallocated. */
-static int costs_unmap(cost_array *a, size_t stride) {
-    return unmap_array((void **)&a->v, &a->mapped,
-                       a->cap * (stride ? stride : 1) * sizeof(cg_cost));
-}
 
 int costs_add_row(cost_array *a, size_t stride, size_t *row_out) {
     size_t need = a->rows + 1;
     if (need > a->cap) {
         size_t width = stride ? stride : 1;
-        if (width > SIZE_MAX / sizeof(cg_cost) || costs_unmap(a, stride) ||
+        if (width > SIZE_MAX / sizeof(cg_cost) ||
             vec_reserve((void **)&a->v, &a->cap, need, width * sizeof(cg_cost)))
             return -1;
     }
@@ -73,7 +26,6 @@ int costs_add_row(cost_array *a, size_t stride, size_t *row_out) {
 
 int costs_restride(cost_array *a, size_t old_stride, size_t new_stride) {
     if (!a->cap) return 0;
-    if (costs_unmap(a, old_stride)) return -1;
     if (a->cap > SIZE_MAX / sizeof(cg_cost) / new_stride) return -1;
     cg_cost *v = realloc(a->v, a->cap * new_stride * sizeof(cg_cost));
     if (!v) return -1;
@@ -87,7 +39,7 @@ int costs_restride(cost_array *a, size_t old_stride, size_t new_stride) {
 }
 
 void costs_free(cost_array *a) {
-    free_array(a->v, a->mapped);
+    free(a->v);
     memset(a, 0, sizeof *a);
 }
 
@@ -105,13 +57,12 @@ cg_profile *profile_new(uint64_t seed) {
 void cg_profile_free(cg_profile *p) {
     if (!p) return;
     strtab_free(&p->strings);
-    free_array(p->calls, p->calls_mapped);
-    free_array(p->jumps, p->jumps_mapped);
-    void *arrays[] = {p->events,       p->terms,          p->fns,           p->sections,
-                      p->headers,      p->section_events, p->total,         p->callee_begin,
-                      p->callee_index, p->caller_begin,   p->caller_index,  p->jump_begin,
-                      p->jump_index,   p->cycle_begin,    p->cycle_members, p->cycle_names,
-                      p->name_order,   p->jump_in_begin,  p->jump_in_index};
+    void *arrays[] = {p->calls,         p->jumps,        p->events,       p->terms,
+                      p->fns,           p->sections,     p->headers,      p->section_events,
+                      p->total,         p->callee_begin, p->callee_index, p->caller_begin,
+                      p->caller_index,  p->jump_begin,   p->jump_index,   p->cycle_begin,
+                      p->cycle_members, p->cycle_names,  p->name_order,   p->jump_in_begin,
+                      p->jump_in_index};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
     cost_array *costs[] = {&p->call_costs,     &p->section_costs, &p->section_summary,
                            &p->section_totals, &p->fn_self,       &p->fn_incl,

@@ -75,11 +75,11 @@ static int rebuild_calls(builder *b, const uint32_t *target, const fault_site *s
                          uint64_t line) {
     cg_profile *p = b->p;
     call_rec *old = p->calls;
-    size_t n = p->ncalls, old_mapped = p->calls_mapped;
+    size_t n = p->ncalls;
     cost_array old_costs = p->call_costs;
     unsigned char *old_guessed = b->call_guessed;
     p->calls = NULL;
-    p->ncalls = p->calls_cap = p->calls_mapped = 0;
+    p->ncalls = p->calls_cap = 0;
     memset(&p->call_costs, 0, sizeof p->call_costs);
     b->call_guessed = NULL;
     b->call_guessed_cap = 0;
@@ -97,7 +97,7 @@ static int rebuild_calls(builder *b, const uint32_t *target, const fault_site *s
             rc = fault(site, CG_ERR_OVERFLOW, line, "calls to '%s' sum beyond 64 bits",
                        strtab_get(&p->strings, p->fns[key.callee].name));
     }
-    free_array(old, old_mapped);
+    free(old);
     costs_free(&old_costs);
     free(old_guessed);
     if (rc == 0 && build_number(b, 1)) rc = nomem(site);
