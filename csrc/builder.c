@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "hash.h"
-#include "inline.h"
 #include "pages.h"
 #include "parts.h"
 #include "vec.h"

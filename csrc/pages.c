@@ -9,6 +9,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* The bytes of a page, a power of two; 0 where mappings are not made (or the size is odd). */
+static size_t pages_page(void) {
+#ifdef MAP_ANONYMOUS
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 && !((unsigned long)page & ((unsigned long)page - 1)) ? (size_t)page : 0;
+#else
+    return 0;
+#endif
+}
+
 void *pages_alloc(size_t bytes) {
 #ifdef MAP_ANONYMOUS
     if (bytes < PAGES_HUGE) {
@@ -31,15 +41,6 @@ void *pages_alloc(size_t bytes) {
     return (void *)aligned;
 #else
     return malloc(bytes);
-#endif
-}
-
-size_t pages_page(void) {
-#ifdef MAP_ANONYMOUS
-    long page = sysconf(_SC_PAGESIZE);
-    return page > 0 && !((unsigned long)page & ((unsigned long)page - 1)) ? (size_t)page : 0;
-#else
-    return 0;
 #endif
 }
 

@@ -14,9 +14,6 @@
  * quarter of one is held as a whole 2 MiB once written, and faults once rather than 128 times. */
 enum { PAGES_HUGE = 2 << 20, PAGES_HINTED = PAGES_HUGE / 4 };
 
-/* The bytes of a page, a power of two; 0 where mappings are not made (or the size is odd). */
-size_t pages_page(void);
-
 /* `bytes` of memory, or NULL when out of memory (where mappings cannot be made, malloc's);
  * pages_free gives it back. */
 void *pages_alloc(size_t bytes);
