@@ -59,8 +59,8 @@ void pages_hint(void *mem, size_t bytes) {
 void *pages_buffer(size_t bytes) {
     if (bytes < PAGES_HINTED) return malloc(bytes ? bytes : 1);
     /* C11's aligned_alloc wants a multiple of the alignment */
-    size_t rounded = (bytes + PAGES_HUGE - 1) & ~(size_t)(PAGES_HUGE - 1);
-    void *mem = rounded < bytes ? NULL : aligned_alloc(PAGES_HUGE, rounded);
+    size_t rounded = pages_whole(bytes);
+    void *mem = rounded ? aligned_alloc(PAGES_HUGE, rounded) : NULL;
     if (mem) pages_hint(mem, rounded);
     return mem;
 }

@@ -25,6 +25,12 @@ static inline size_t pages_round(size_t bytes) {
     return bytes >= PAGES_HINTED && bytes < PAGES_HUGE ? PAGES_HUGE : bytes;
 }
 
+/* The bytes of the whole huge pages that hold `bytes`; 0 when that does not fit a size_t. */
+static inline size_t pages_whole(size_t bytes) {
+    size_t whole = (bytes + PAGES_HUGE - 1) & ~(size_t)(PAGES_HUGE - 1);
+    return whole < bytes ? 0 : whole;
+}
+
 /* Asks for huge pages on the pages that hold `bytes` from `mem`, a block of malloc's of
  * PAGES_HINTED or more (less: nothing), before they are written. A hint: glibc maps blocks that
  * large on their own, so it covers the block's mapping (which realloc moves whole); on malloc's

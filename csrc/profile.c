@@ -6,7 +6,6 @@
 
 #include "model.h"
 #include "name_order.h"
-#include "pages.h"
 #include "vec.h"
 
 /* ---- cost arrays ---- */

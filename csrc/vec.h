@@ -15,11 +15,11 @@
 /* A vector of `bytes` (PAGES_HINTED or more) grown into a new block of whole huge pages, `used`
  * bytes copied from `old`, which is freed; *bytes becomes the block's size; NULL when out of
  * memory. realloc copies into a new block at nearly every step, faulted in 4 KiB pages: on 50,000
- * functions of a few records each, more than half of the load's page faults (7-13 us each on the
+ * functions of a few records each, more than half of the load's page faults (7-17 us each on the
  * benchmarks' machine) were the functions' arrays growing. */
 static inline void *vec_grow_in_pages(void *old, size_t used, size_t *bytes) {
-    size_t whole = (*bytes + PAGES_HUGE - 1) & ~(size_t)(PAGES_HUGE - 1);
-    void *p = whole < *bytes ? NULL : pages_buffer(whole);
+    size_t whole = pages_whole(*bytes);
+    void *p = whole ? pages_buffer(whole) : NULL;
     if (!p) return NULL;
     if (old) memcpy(p, old, used);
     free(old);
