@@ -168,24 +168,30 @@ static void trim(line_store *s, const line_scratch *by) {
     s->cap = s->used;
 }
 
-/* A record's header byte at `p`: its number of costs into *n, whether its file follows into
- * *new_file. Returns the byte after the header (and the count, when it did not fit). */
-ALWAYS_INLINE const unsigned char *decode_header(const unsigned char *p, uint64_t *n,
-                                                 int *new_file) {
-    unsigned header = *p++;
-    *new_file = header & 1;
-    *n = header >> 1;
-    return *n == K_ESCAPE ? get_varint(p, n) : p;
+/* The byte after `n` varints from `p` on, not decoded: as many bytes without the high bit. */
+static inline const unsigned char *skip_varints(const unsigned char *p, uint64_t n) {
+    for (; n; p++) n -= !(*p & 0x80);
+    return p;
 }
 
-/* The record at `p` up to its costs, against the one before it (file, line and address as that
- * one left them): its number of costs into *n. Returns the byte of its first cost. */
+/* The record at `p` up to its costs (lines.h: a short or a long record), against the one before
+ * it (file, line and address as that one left them): its number of costs into *n. Returns the
+ * byte of its first cost. */
 ALWAYS_INLINE const unsigned char *decode_head(const unsigned char *p, uint64_t *n, uint32_t *file,
                                                uint64_t *line, uint64_t *addr) {
     uint64_t v;
-    int new_file;
-    p = decode_header(p, n, &new_file);
-    if (new_file) {
+    unsigned header = *p++;
+    if (!(header & LINE_LONG)) {
+        uint64_t code = header >> 4;
+        *n = 1;
+        *addr += header & (LINE_ADDR_STEPS - 1);
+        if (code == LINE_LINE_VARINT) p = get_varint(p, &code);
+        *line += unzigzag(code);
+        return p;
+    }
+    *n = header >> 1 & K_ESCAPE;
+    if (*n == K_ESCAPE) p = get_varint(p, n);
+    if (header & 1) {
         p = get_varint(p, &v);
         *file = (uint32_t)v;
     }
@@ -194,6 +200,19 @@ ALWAYS_INLINE const unsigned char *decode_head(const unsigned char *p, uint64_t 
     p = get_varint(p, &v);
     *line += unzigzag(v);
     return p;
+}
+
+/* decode_head's result without the position: the record's number of costs into *n and the byte
+ * of its first cost. */
+ALWAYS_INLINE const unsigned char *skip_head(const unsigned char *p, uint64_t *n) {
+    unsigned header = *p++;
+    if (!(header & LINE_LONG)) {
+        *n = 1;
+        return header >> 4 == LINE_LINE_VARINT ? skip_varints(p, 1) : p;
+    }
+    *n = header >> 1 & K_ESCAPE;
+    if (*n == K_ESCAPE) p = get_varint(p, n);
+    return skip_varints(p, (uint64_t)(header & 1) + 2); /* file, address and line steps */
 }
 
 /* `n` costs from `p` into `costs`, zero up to `nraw`; returns the byte after them. */
@@ -239,31 +258,16 @@ int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw) {
     return 1;
 }
 
-/* The byte after `n` varints from `p` on, not decoded: as many bytes without the high bit. */
-static inline const unsigned char *skip_varints(const unsigned char *p, uint64_t n) {
-    for (; n; p++) n -= !(*p & 0x80);
-    return p;
-}
-
 int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t file), void *ctx,
                     line_span *span) {
     const unsigned char *p = s->data;
     uint32_t file = 0, first_file = 0, last_file = 0;
-    uint64_t line = 0, first_line = 0, v;
+    uint64_t line = 0, first_line = 0, addr = 0;
     int one = 1;
     span->count = s->count;
     for (uint32_t k = 0; k < s->count; k++) {
         uint64_t n;
-        int new_file;
-        p = decode_header(p, &n, &new_file);
-        if (new_file) {
-            p = get_varint(p, &v);
-            file = (uint32_t)v;
-        }
-        while (*p++ & 0x80) {
-        } /* the address step */
-        p = get_varint(p, &v);
-        line += unzigzag(v);
+        p = decode_head(p, &n, &file, &line, &addr);
         p = skip_varints(p, n);
         if (k == 0 || file != last_file) {
             if (k == 0) first_file = file;
@@ -398,9 +402,7 @@ ALWAYS_INLINE void decode_records(const line_store *s, decoded *d, size_t nraw, 
 
 /* Record i's bytes from its first cost on; its number of costs into *n. */
 ALWAYS_INLINE const unsigned char *costs_bytes(const decoded *d, size_t i, uint64_t *n) {
-    int new_file;
-    const unsigned char *p = decode_header(d->data + d->offsets[i], n, &new_file);
-    return skip_varints(p, (uint64_t)new_file + 2); /* file, address and line steps */
+    return skip_head(d->data + d->offsets[i], n);
 }
 
 /* Record i's costs (`nraw` of them), decoded into its row when they are not yet (`lazy`: the
@@ -436,7 +438,7 @@ ALWAYS_INLINE status sum_into(decoded *d, size_t i, size_t j, size_t nraw, int l
 
 /* `extra` bytes more are left at the start of the scratch space, for a hash table. `lazy`: the
  * costs are left for costs_of. */
-static status decode_all(const line_store *s, size_t nraw, line_scratch *scratch, size_t extra,
+ALWAYS_INLINE status decode_all(const line_store *s, size_t nraw, line_scratch *scratch, size_t extra,
                          int lazy, decoded *d) {
     size_t n = s->count, width = nraw ? nraw : 1;
     /* per record: its key, costs and offset, at worst a run of its own, two record numbers and

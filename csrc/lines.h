@@ -1,16 +1,20 @@
 /* lines.h - the line and instruction cost records of one function, stored compactly.
  *
- * Records are appended as they are read, each encoded relative to the function's previous one
- * (a header byte, the file when it changes, zigzag varints of the address and line steps, and
- * the costs up to the last nonzero one), in one buffer per function that grows by half its size
- * and is trimmed to its exact size when loading ends. While the records arrive in strictly
- * increasing (address, line) order — callgrind writes a function's instructions in address
- * order — the stream is already final: sorted, with no position twice. Otherwise it is
- * compacted: decoded, its ascending runs (the last compaction's output, then each block's
- * records) merged into (address, line, file name) order with equal positions summed, encoded
- * again. Compaction also runs while loading, when a stream has grown to four times the records
- * known distinct (its last compaction's output, or its first run), so that memory follows the
- * distinct positions, not the input's lines. */
+ * Records are appended as they are read, each encoded relative to the function's previous one:
+ * a record of one cost in the file of the one before it, its address at most 15 past that one's,
+ * takes a header byte that holds the address step and a small line step (a line step farther
+ * than 3 follows as a zigzag varint), then its cost; any other record a header byte with the
+ * number of costs, the file when it changes, zigzag varints of the address and line steps, and
+ * the costs up to the last nonzero one (line_encode). Valgrind's instruction-level profiles of
+ * one event are nearly all short records: two bytes where the long form takes four. in one buffer
+ * per function that grows by half its size and is trimmed to its exact size when loading ends.
+ * While the records arrive in strictly increasing (address, line) order — callgrind writes a
+ * function's instructions in address order — the stream is already final: sorted, with no position
+ * twice. Otherwise it is compacted: decoded, its ascending runs (the last compaction's output, then
+ * each block's records) merged into (address, line, file name) order with equal positions summed,
+ * encoded again. Compaction also runs while loading, when a stream has grown to four times the
+ * records known distinct (its last compaction's output, or its first run), so that memory follows
+ * the distinct positions, not the input's lines. */
 #ifndef CG_LINES_H
 #define CG_LINES_H
 
@@ -73,7 +77,16 @@ typedef struct line_scratch {
 
 /* ---- appending: inline, since the builder appends once per line record of the input ---- */
 
-enum { LINE_K_ESCAPE = 127 }; /* a header's cost count this large: the count follows */
+/* A header byte with the high bit clear is a short record's: the address step in the low four
+ * bits, the line step's zigzag code above them (LINE_LINE_VARINT: the code follows as a varint),
+ * one cost. With the high bit set, a long record's: whether the file follows in bit 0, the number
+ * of costs in bits 1-6 (LINE_K_ESCAPE: the count follows as a varint). */
+enum {
+    LINE_LONG = 0x80,
+    LINE_ADDR_STEPS = 16, /* short records' address steps: 0 to 15 */
+    LINE_LINE_VARINT = 7, /* short records' line codes 0-6: steps 0, -1, 1, -2, 2, -3, 3 */
+    LINE_K_ESCAPE = 63
+};
 
 /* The most bytes a record of `n` costs takes. */
 static inline size_t line_worst_case(size_t n) {
@@ -94,12 +107,23 @@ ALWAYS_INLINE void line_encode(line_store *s, uint32_t file, uint64_t line, uint
         if (s->runs == 1) s->distinct = s->count;
         s->runs++;
     }
-    *p++ = (unsigned char)(new_file | (n < LINE_K_ESCAPE ? n : LINE_K_ESCAPE) << 1);
-    if (n >= LINE_K_ESCAPE) p = put_varint(p, n);
-    if (new_file) p = put_varint(p, file);
-    p = put_varint(p, zigzag(addr - s->last_addr));
-    p = put_varint(p, zigzag(line - s->last_line));
-    for (size_t i = 0; i < n; i++) p = put_varint(p, zigzag((uint64_t)costs[i]));
+    uint64_t addr_step = addr - s->last_addr, line_code = zigzag(line - s->last_line);
+    if (n == 1 && !new_file && addr_step < LINE_ADDR_STEPS) {
+        if (line_code < LINE_LINE_VARINT) {
+            *p++ = (unsigned char)(addr_step | line_code << 4);
+        } else {
+            *p++ = (unsigned char)(addr_step | LINE_LINE_VARINT << 4);
+            p = put_varint(p, line_code);
+        }
+        p = put_varint(p, zigzag((uint64_t)costs[0]));
+    } else {
+        *p++ = (unsigned char)(LINE_LONG | new_file | (n < LINE_K_ESCAPE ? n : LINE_K_ESCAPE) << 1);
+        if (n >= LINE_K_ESCAPE) p = put_varint(p, n);
+        if (new_file) p = put_varint(p, file);
+        p = put_varint(p, zigzag(addr_step));
+        p = put_varint(p, line_code);
+        for (size_t i = 0; i < n; i++) p = put_varint(p, zigzag((uint64_t)costs[i]));
+    }
     s->used += (size_t)(p - start);
     s->last_file = file;
     s->last_line = line;

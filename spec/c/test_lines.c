@@ -101,6 +101,55 @@ static void check_stream(const rec *in, size_t n, const strtab *strings, int str
     check_events(in, n, strings, strings_busy, 1);
 }
 
+/* The bytes each record takes (lines.h): a record of one cost in the last one's file, at most
+ * 15 addresses on, is short (a byte for both steps when the line moves by 3 at most, the line
+ * step's varint after it when farther); any other is long. Read back as written. */
+static void check_record_sizes(const strtab *strings, uint32_t file, uint32_t other) {
+    static const struct {
+        uint32_t file;
+        uint64_t line, addr;
+        cg_cost cost;
+        size_t bytes;
+    } recs[] = {
+        {0, 10, 0x1000, 5, 6},   /* the first: long (header, file, 0x2000 in two, line, cost) */
+        {0, 10, 0x1005, 5, 2},   /* short: header, cost */
+        {0, 13, 0x1014, 300, 3}, /* short, line +3, address +15; the cost in two bytes */
+        {0, 9, 0x1015, 7, 3},    /* short, line -4: its code (7) as a varint */
+        {0, 9, 0x1015, 7, 2},    /* short, the same position again */
+        {0, 13, 0x1016, 7, 3},   /* short, line +4: its code (8) as a varint */
+        {0, 13, 0x1026, 7, 4},   /* address +16: long (header, address, line, cost) */
+        {0, 13, 0x1020, 7, 4},   /* address back: long */
+        {0, 14, 0x1021, 0, 3},   /* no cost: long (header, address, line) */
+        {1, 14, 0x1022, 1, 5},   /* another file: long (header, file, address, line, cost) */
+    };
+    enum { N = sizeof recs / sizeof recs[0] };
+    line_store s;
+    line_scratch scratch;
+    memset(&s, 0, sizeof s);
+    memset(&scratch, 0, sizeof scratch);
+    for (size_t i = 0; i < N; i++) {
+        size_t before = s.used;
+        cg_cost cost = recs[i].cost;
+        CHECK_INT(ST_OK, line_append_uncompacted(&s, recs[i].file ? other : file, recs[i].line,
+                                                 recs[i].addr, &cost, 1, &scratch));
+        CHECK_INT(recs[i].bytes, s.used - before);
+    }
+    line_reader r;
+    line_reader_init(&r, &s);
+    for (size_t i = 0; i < N; i++) {
+        cg_cost cost = -1;
+        CHECK(line_reader_next(&r, &cost, 1));
+        CHECK_INT(recs[i].file ? other : file, r.file);
+        CHECK_INT(recs[i].line, r.line);
+        CHECK_INT(recs[i].addr, r.addr);
+        CHECK_INT(recs[i].cost, cost);
+    }
+    CHECK_INT(ST_OK, line_finish(&s, strings, 1, &scratch)); /* sums the repeated position */
+    CHECK_INT(N - 1, s.count);
+    line_store_free(&s, NULL);
+    line_scratch_free(&scratch);
+}
+
 /* A stream whose compaction summed most of its records says so (its next compaction decodes
  * every cost at once), and so does the scratch space (for the next stream compacted the first
  * time); one whose blocks meet at a position or two does not. */
@@ -302,6 +351,7 @@ int main(void) {
     check_stream(two, 2, &t, 0);
     check_stream(two, 3, &t, 0);
 
+    check_record_sizes(&t, files[0], files[1]);
     check_compaction_point(&t, files[0]);
     check_sums_most(&t, files[0]);
 
