@@ -692,11 +692,14 @@ local function ca_speedup(x, times)
   return ratio and ratio >= times, figure
 end
 
--- The entry of `kinds` with the highest value of `key`.
-local function worst_of(entries, kinds, key)
+-- The entry of `kinds` (of at least `min_bytes` of text, when given) with the highest value of
+-- `key`.
+local function worst_of(entries, kinds, key, min_bytes)
   local worst
   for _, x in ipairs(entries) do
-    if kinds[x.kind] and (not worst or key(x) > key(worst)) then worst = x end
+    if kinds[x.kind] and x.text_bytes >= (min_bytes or 0) and (not worst or key(x) > key(worst)) then
+      worst = x
+    end
   end
   return worst
 end
@@ -771,10 +774,17 @@ local function targets(entries)
     { "peak RSS ≤ 1.0× file size, one block per function (single)", { single = true }, 1.0 },
     { "peak RSS ≤ 0.5× file size, line-level files", { line = true }, 0.5 },
   }
+  -- judged on the files of 100 MB and more, as the issue sets them; a smaller file's peak is
+  -- mostly what its functions and names cost whatever the size of their records (single 10 MB:
+  -- 50,000 functions, half the file names), shown beside the verdict
+  local function rss_ratio(x) return x.rss_ratio end
   for _, g in ipairs(groups) do
-    local worst = worst_of(entries, g[2], function(x) return x.rss_ratio end)
+    local worst = worst_of(entries, g[2], rss_ratio, 100 * MB)
+    local small = worst_of(entries, g[2], rss_ratio)
     if worst then
-      add(g[1] .. " (worst: " .. worst.name .. ")", worst.rss_ratio <= g[3], fmt_n(worst.rss_ratio, 2) .. "×")
+      local figure = fmt_n(worst.rss_ratio, 2) .. "×"
+      if small ~= worst then figure = figure .. (" (%s: %s×)"):format(small.name, fmt_n(small.rss_ratio, 2)) end
+      add(g[1] .. " of 100 MB and more (worst: " .. worst.name .. ")", worst.rss_ratio <= g[3], figure)
     end
   end
   local x = e["instr 1 GB"]
