@@ -175,9 +175,11 @@ static int add_profile(builder *b, source_map *m, cg_cost weight, const unsigned
         jump_rec key = *jump;
         key.fn = m->functions[jump->fn];
         key.to_fn = m->functions[jump->to_fn];
+        uint32_t to_file; /* a bit field has no address */
         if (map_string(b, m, jump->from_file, &key.from_file) ||
-            map_string(b, m, jump->to_file, &key.to_file))
+            map_string(b, m, jump->to_file, &to_file))
             return nomem(err);
+        key.to_file = to_file;
         if (weighted_count(jump->executed, weight, &key.executed) ||
             weighted_count(jump->taken, weight, &key.taken))
             return overflow(err, "a jump count");

@@ -34,12 +34,16 @@ typedef struct call_rec {
     uint64_t target_line, target_addr;
 } call_rec;
 
+/* 64 bytes, a cache line: whether the jump is conditional takes the bit a file id leaves (string
+ * ids are below 2^31, as every index of an idxtab). */
 typedef struct jump_rec {
-    uint32_t fn, from_file, to_fn, to_file;
+    uint32_t fn, from_file, to_fn;
+    uint32_t to_file : 31;
+    uint32_t conditional : 1;
     uint64_t from_line, from_addr, to_line, to_addr;
     uint64_t executed, taken;
-    int conditional;
 } jump_rec;
+_Static_assert(sizeof(jump_rec) == 64, "a jump takes a cache line");
 
 /* A call's identity (caller, callee, call site): equal calls are one record, counts summed. */
 static inline uint32_t call_rec_hash(uint64_t seed, const call_rec *k) {

@@ -429,17 +429,17 @@ static int jump_source(parser *ps, const uint64_t *pos, size_t n, int conditiona
     if (st->fn == NO_INDEX) return malformed(ps, "jump outside a function (no fn= before it)");
     for (size_t i = 0; i < n; i++)
         if (ps->values[i]) return malformed(ps, "costs on the source line of a jump");
-    jump_rec key = {st->fn,
-                    st->file,
-                    st->jfn != NO_INDEX ? st->jfn : st->fn,
-                    st->jfi != NO_INDEX ? st->jfi : st->file,
-                    pos[COL_LINE],
-                    pos[COL_INSTR],
-                    st->assoc_target[COL_LINE],
-                    st->assoc_target[COL_INSTR],
-                    st->assoc_count,
-                    st->assoc_taken,
-                    conditional};
+    jump_rec key = {.fn = st->fn,
+                    .from_file = st->file,
+                    .to_fn = st->jfn != NO_INDEX ? st->jfn : st->fn,
+                    .to_file = st->jfi != NO_INDEX ? st->jfi : st->file,
+                    .conditional = conditional != 0,
+                    .from_line = pos[COL_LINE],
+                    .from_addr = pos[COL_INSTR],
+                    .to_line = st->assoc_target[COL_LINE],
+                    .to_addr = st->assoc_target[COL_INSTR],
+                    .executed = st->assoc_count,
+                    .taken = st->assoc_taken};
     st->jfi = st->jfn = NO_INDEX;
     if (ps->local) return local_jump(ps->local, &key) ? stopped(ps) : LINE_OK;
     if (ps->pipe) return pipe_jump(ps->pipe, st->lineno, &key) ? stopped(ps) : LINE_OK;
