@@ -11,7 +11,7 @@ enum { MIN_BYTES = 64, FAST_GROWTH = 4096, K_ESCAPE = LINE_K_ESCAPE };
 
 /* ---- streams ---- */
 
-_Static_assert(sizeof(line_store) == 64, "a function's stream header takes 64 bytes");
+_Static_assert(sizeof(line_store) == 72, "a function's stream header takes 72 bytes");
 
 /* ---- blocks given back to the thread that made them ---- */
 
@@ -175,20 +175,27 @@ static inline const unsigned char *skip_varints(const unsigned char *p, uint64_t
 }
 
 /* The record at `p` up to its costs (lines.h: a short or a long record), against the one before
- * it (file, line and address as that one left them): its number of costs into *n. Returns the
- * byte of its first cost. */
-ALWAYS_INLINE const unsigned char *decode_head(const unsigned char *p, uint64_t *n, uint32_t *file,
-                                               uint64_t *line, uint64_t *addr) {
+ * it (file, line and address as that one left them): the number of its costs that follow as
+ * varints into *n, and whether instead its one cost is the last record's first cost (*repeat,
+ * *n 0). Returns the byte after its head. */
+ALWAYS_INLINE const unsigned char *decode_head(const unsigned char *p, uint64_t *n, int *repeat,
+                                               uint32_t *file, uint64_t *line, uint64_t *addr) {
     uint64_t v;
     unsigned header = *p++;
     if (!(header & LINE_LONG)) {
-        uint64_t code = header >> 4;
-        *n = 1;
+        unsigned code = header >> 4 & 3;
+        *repeat = (header & LINE_REPEAT) != 0;
+        *n = !*repeat;
         *addr += header & (LINE_ADDR_STEPS - 1);
-        if (code == LINE_LINE_VARINT) p = get_varint(p, &code);
-        *line += unzigzag(code);
+        if (code == LINE_LINE_VARINT) {
+            p = get_varint(p, &v);
+            *line += unzigzag(v);
+        } else {
+            *line += code;
+        }
         return p;
     }
+    *repeat = 0;
     *n = header >> 1 & K_ESCAPE;
     if (*n == K_ESCAPE) p = get_varint(p, n);
     if (header & 1) {
@@ -202,42 +209,65 @@ ALWAYS_INLINE const unsigned char *decode_head(const unsigned char *p, uint64_t 
     return p;
 }
 
-/* decode_head's result without the position: the record's number of costs into *n and the byte
- * of its first cost. */
-ALWAYS_INLINE const unsigned char *skip_head(const unsigned char *p, uint64_t *n) {
+/* decode_head's counts without the position: the byte after the record's head. */
+ALWAYS_INLINE const unsigned char *skip_head(const unsigned char *p, uint64_t *n, int *repeat) {
     unsigned header = *p++;
     if (!(header & LINE_LONG)) {
-        *n = 1;
-        return header >> 4 == LINE_LINE_VARINT ? skip_varints(p, 1) : p;
+        *repeat = (header & LINE_REPEAT) != 0;
+        *n = !*repeat;
+        return (header >> 4 & 3) == LINE_LINE_VARINT ? skip_varints(p, 1) : p;
     }
+    *repeat = 0;
     *n = header >> 1 & K_ESCAPE;
     if (*n == K_ESCAPE) p = get_varint(p, n);
     return skip_varints(p, (uint64_t)(header & 1) + 2); /* file, address and line steps */
 }
 
-/* `n` costs from `p` into `costs`, zero up to `nraw`; returns the byte after them. */
-ALWAYS_INLINE const unsigned char *decode_costs(const unsigned char *p, uint64_t n, cg_cost *costs,
-                                                size_t nraw) {
+/* A record's costs into `costs`, zero up to `nraw`: its `n` varints from `p`, or with `repeat`
+ * the last record's first cost, *first, which becomes this record's. Returns the byte after
+ * them. */
+ALWAYS_INLINE const unsigned char *decode_costs(const unsigned char *p, uint64_t n, int repeat,
+                                                cg_cost *costs, size_t nraw, cg_cost *first) {
     uint64_t v;
     size_t i = 0;
-    for (; i < n; i++) {
-        p = get_varint(p, &v);
-        costs[i] = (cg_cost)unzigzag(v);
+    if (repeat) {
+        costs[i++] = *first;
+    } else {
+        for (; i < n; i++) {
+            p = get_varint(p, &v);
+            costs[i] = (cg_cost)unzigzag(v);
+        }
+        *first = n ? costs[0] : 0;
     }
     for (; i < nraw; i++) costs[i] = 0;
     return p;
 }
 
-/* Decodes the record at `p` (decode_head, then its costs into `nraw` values). Returns the byte
- * after it. Always inline: the reader and the compactions decode every record this way, and a
- * call would keep the position in memory, where the next wide read of it waits for the narrow
- * writes (store forwarding). */
+/* decode_costs stepping over all but the first cost, which goes to *first. */
+ALWAYS_INLINE const unsigned char *skip_costs(const unsigned char *p, uint64_t n, int repeat,
+                                              cg_cost *first) {
+    uint64_t v;
+    if (repeat) return p;
+    if (!n) {
+        *first = 0;
+        return p;
+    }
+    p = get_varint(p, &v);
+    *first = (cg_cost)unzigzag(v);
+    return skip_varints(p, n - 1);
+}
+
+/* Decodes the record at `p` (decode_head, then its costs into `nraw` values; *first the last
+ * record's first cost, then this one's). Returns the byte after it. Always inline: the reader
+ * and the compactions decode every record this way, and a call would keep the position in
+ * memory, where the next wide read of it waits for the narrow writes (store forwarding). */
 ALWAYS_INLINE const unsigned char *decode_next(const unsigned char *p, uint32_t *file,
                                                uint64_t *line, uint64_t *addr, cg_cost *costs,
-                                               size_t nraw) {
+                                               size_t nraw, cg_cost *first) {
     uint64_t n;
-    p = decode_head(p, &n, file, line, addr);
-    return decode_costs(p, n, costs, nraw);
+    int repeat;
+    p = decode_head(p, &n, &repeat, file, line, addr);
+    return decode_costs(p, n, repeat, costs, nraw, first);
 }
 
 void line_reader_init(line_reader *r, const line_store *s) {
@@ -247,12 +277,13 @@ void line_reader_init(line_reader *r, const line_store *s) {
     r->file = 0;
     r->line = 0;
     r->addr = 0;
+    r->first = 0;
 }
 
 int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw) {
     if (!r->remaining) return 0;
     const unsigned char *p =
-        decode_next(r->data + r->pos, &r->file, &r->line, &r->addr, costs, nraw);
+        decode_next(r->data + r->pos, &r->file, &r->line, &r->addr, costs, nraw, &r->first);
     r->pos = (size_t)(p - r->data);
     r->remaining--;
     return 1;
@@ -267,7 +298,8 @@ int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t fi
     span->count = s->count;
     for (uint32_t k = 0; k < s->count; k++) {
         uint64_t n;
-        p = decode_head(p, &n, &file, &line, &addr);
+        int repeat;
+        p = decode_head(p, &n, &repeat, &file, &line, &addr);
         p = skip_varints(p, n);
         if (k == 0 || file != last_file) {
             if (k == 0) first_file = file;
@@ -359,6 +391,7 @@ typedef struct decoded {
     const unsigned char *data; /* the stream's bytes */
     key *keys;
     cg_cost *costs;        /* `width` per record, filled when `summed` is not 0 */
+    cg_cost *first;        /* each record's first cost, as read (0 when it has none) */
     size_t *offsets;       /* of each record in the stream, and the end of the last */
     uint32_t *starts;      /* of the runs, and n after the last */
     uint32_t *a, *b;       /* record numbers: the merge so far and the next one, or the hashed
@@ -371,12 +404,13 @@ typedef struct decoded {
 
 enum { COSTS_READ = 1, COSTS_SUMMED = 2 };
 
-/* The record at `p` as decode_next reads it, its costs stepped over. */
+/* The record at `p` as decode_next reads it, its costs stepped over but the first. */
 ALWAYS_INLINE const unsigned char *decode_position(const unsigned char *p, uint32_t *file,
-                                                   uint64_t *line, uint64_t *addr) {
+                                                   uint64_t *line, uint64_t *addr, cg_cost *first) {
     uint64_t n;
-    p = decode_head(p, &n, file, line, addr);
-    return skip_varints(p, n);
+    int repeat;
+    p = decode_head(p, &n, &repeat, file, line, addr);
+    return skip_costs(p, n, repeat, first);
 }
 
 /* Every record of the stream into `d`: keys, offsets, where the runs start, and the costs
@@ -386,11 +420,13 @@ ALWAYS_INLINE void decode_records(const line_store *s, decoded *d, size_t nraw, 
     const unsigned char *p = s->data;
     uint32_t file = 0;
     uint64_t line = 0, addr = 0;
+    cg_cost first = 0;
     for (size_t i = 0; i < n; i++) {
         d->offsets[i] = (size_t)(p - s->data);
         d->summed[i] = lazy ? 0 : COSTS_READ;
-        p = lazy ? decode_position(p, &file, &line, &addr)
-                 : decode_next(p, &file, &line, &addr, d->costs + i * width, nraw);
+        p = lazy ? decode_position(p, &file, &line, &addr, &first)
+                 : decode_next(p, &file, &line, &addr, d->costs + i * width, nraw, &first);
+        d->first[i] = first;
         key k = {addr, line, file};
         if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
         d->keys[i] = k;
@@ -400,9 +436,11 @@ ALWAYS_INLINE void decode_records(const line_store *s, decoded *d, size_t nraw, 
     d->runs = runs;
 }
 
-/* Record i's bytes from its first cost on; its number of costs into *n. */
-ALWAYS_INLINE const unsigned char *costs_bytes(const decoded *d, size_t i, uint64_t *n) {
-    return skip_head(d->data + d->offsets[i], n);
+/* Record i's bytes from its first cost on; as decode_head, its number of costs there into *n
+ * and whether its cost repeats the last record's first into *repeat. */
+ALWAYS_INLINE const unsigned char *costs_bytes(const decoded *d, size_t i, uint64_t *n,
+                                               int *repeat) {
+    return skip_head(d->data + d->offsets[i], n, repeat);
 }
 
 /* Record i's costs (`nraw` of them), decoded into its row when they are not yet (`lazy`: the
@@ -411,8 +449,10 @@ ALWAYS_INLINE cg_cost *costs_of(decoded *d, size_t i, size_t nraw, int lazy) {
     cg_cost *row = d->costs + i * (nraw ? nraw : 1); /* d->width, a constant in the copies */
     if (!lazy || d->summed[i]) return row;
     uint64_t n;
-    const unsigned char *p = costs_bytes(d, i, &n);
-    decode_costs(p, n, row, nraw);
+    int repeat;
+    cg_cost first = d->first[i]; /* a repeated cost */
+    const unsigned char *p = costs_bytes(d, i, &n, &repeat);
+    decode_costs(p, n, repeat, row, nraw, &first);
     d->summed[i] = COSTS_READ;
     return row;
 }
@@ -424,7 +464,9 @@ ALWAYS_INLINE status sum_into(decoded *d, size_t i, size_t j, size_t nraw, int l
         /* j's costs added as they are decoded: its row is never needed (a record summed into
          * another is not written), and the costs after its last nonzero one add nothing */
         uint64_t n, v;
-        const unsigned char *p = costs_bytes(d, j, &n);
+        int repeat;
+        const unsigned char *p = costs_bytes(d, j, &n, &repeat);
+        if (repeat && __builtin_add_overflow(sum[0], d->first[j], &sum[0])) return ST_OVERFLOW;
         for (uint64_t k = 0; k < n; k++) {
             p = get_varint(p, &v);
             if (__builtin_add_overflow(sum[k], (cg_cost)unzigzag(v), &sum[k])) return ST_OVERFLOW;
@@ -438,18 +480,20 @@ ALWAYS_INLINE status sum_into(decoded *d, size_t i, size_t j, size_t nraw, int l
 
 /* `extra` bytes more are left at the start of the scratch space, for a hash table. `lazy`: the
  * costs are left for costs_of. */
-ALWAYS_INLINE status decode_all(const line_store *s, size_t nraw, line_scratch *scratch, size_t extra,
-                         int lazy, decoded *d) {
+ALWAYS_INLINE status decode_all(const line_store *s, size_t nraw, line_scratch *scratch,
+                                size_t extra, int lazy, decoded *d) {
     size_t n = s->count, width = nraw ? nraw : 1;
-    /* per record: its key, costs and offset, at worst a run of its own, two record numbers and
-     * whether it was summed */
-    size_t per = sizeof(key) + width * sizeof(cg_cost) + sizeof(size_t) + 3 * sizeof(uint32_t) + 1;
+    /* per record: its key, costs, first cost and offset, at worst a run of its own, two record
+     * numbers and whether it was summed */
+    size_t per =
+        sizeof(key) + (width + 1) * sizeof(cg_cost) + sizeof(size_t) + 3 * sizeof(uint32_t) + 1;
     if (n >= (SIZE_MAX - extra) / per - 1) return ST_NOMEM;
     if (scratch_reserve(scratch, extra + n * per + sizeof(size_t) + sizeof(uint32_t)))
         return ST_NOMEM;
     d->keys = (key *)((char *)scratch->mem + extra);
     d->costs = (cg_cost *)(d->keys + n);
-    d->offsets = (size_t *)(d->costs + n * width);
+    d->first = d->costs + n * width;
+    d->offsets = (size_t *)(d->first + n);
     d->starts = (uint32_t *)(d->offsets + n + 1);
     d->a = d->starts + n + 1;
     d->b = d->a + n;
@@ -515,9 +559,10 @@ ALWAYS_INLINE status put_merged(const line_store *s, decoded *d, size_t len, siz
     while (i < len) {
         uint32_t j = order[i];
         /* records from j on whose bytes are right as they are: j follows what it followed in
-         * the stream, and each next one follows it there too */
+         * the stream, with the same costs (a short record may repeat its first), and each next
+         * one follows it there too */
         size_t m = 0;
-        if (i ? order[i - 1] + 1 == j : j == 0)
+        if (i ? order[i - 1] + 1 == j && d->summed[j - 1] != COSTS_SUMMED : j == 0)
             while (i + m < len && order[i + m] == j + m && d->summed[j + m] != COSTS_SUMMED) m++;
         if (m) {
             size_t bytes = d->offsets[j + m] - d->offsets[j];
@@ -529,6 +574,7 @@ ALWAYS_INLINE status put_merged(const line_store *s, decoded *d, size_t len, siz
             out->last_file = last->file;
             out->last_line = last->line;
             out->last_addr = last->addr;
+            out->last_cost = d->first[j + m - 1];
             i += m;
             continue;
         }
@@ -747,6 +793,7 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
     s->last_file = from->last_file;
     s->last_line = from->last_line;
     s->last_addr = from->last_addr;
+    s->last_cost = from->last_cost;
     line_store_free(from, scratch);
     /* out of order: compacted as line_append compacts, when the duplicates may have piled up */
     if (s->runs > 1 && s->count >= 4 * (uint64_t)s->distinct + 256)

@@ -1,13 +1,15 @@
 /* lines.h - the line and instruction cost records of one function, stored compactly.
  *
- * Records are appended as they are read, each encoded relative to the function's previous one:
- * a record of one cost in the file of the one before it, its address at most 15 past that one's,
- * takes a header byte that holds the address step and a small line step (a line step farther
- * than 3 follows as a zigzag varint), then its cost; any other record a header byte with the
- * number of costs, the file when it changes, zigzag varints of the address and line steps, and
- * the costs up to the last nonzero one (line_encode). Valgrind's instruction-level profiles of
- * one event are nearly all short records: two bytes where the long form takes four. in one buffer
- * per function that grows by half its size and is trimmed to its exact size when loading ends.
+ * Records are appended as they are read, each encoded relative to the function's previous one,
+ * in one buffer per function that grows by half its size and is trimmed to its exact size when
+ * loading ends. A record of one cost in the file of the one before it, its address at most 15
+ * past that one's, is short: a header byte holds the address step, a line step of 0 to 2 (any
+ * other follows as a zigzag varint) and whether the cost is the last record's first cost, which
+ * then is not written again; else the cost follows. Any other record is long: a header byte with
+ * the number of costs, the file when it changes, zigzag varints of the address and line steps,
+ * and the costs up to the last nonzero one (line_encode). Valgrind's instruction-level profiles
+ * of one event are nearly all short records, most of them one byte (the instructions of a basic
+ * block run as often as each other), where the long form takes four.
  * While the records arrive in strictly increasing (address, line) order — callgrind writes a
  * function's instructions in address order — the stream is already final: sorted, with no position
  * twice. Otherwise it is compacted: decoded, its ascending runs (the last compaction's output, then
@@ -36,7 +38,7 @@ typedef struct line_store {
     size_t used, cap; /* bytes */
     /* bytes when the spare room was last given back (at most UINT32_MAX: a larger stream is
      * trimmed whenever it is left, which costs it nothing more than a realloc), in 32 bits so
-     * that a function's header takes 64 bytes, not 72 */
+     * that a function's header takes 72 bytes, not 80 */
     uint32_t trimmed;
     uint32_t count;    /* records in the stream */
     uint32_t distinct; /* records after the last compaction */
@@ -49,6 +51,7 @@ typedef struct line_store {
     unsigned char owner;      /* the thread of a split load whose allocator made `data` */
     unsigned char heaped;     /* `data` is a block of the profile's regions (blockheap.h) */
     uint64_t last_line, last_addr;
+    cg_cost last_cost; /* the last record's first cost (0 when it has none) */
 } line_store;
 
 /* What a stream's last compaction summed (line_store.sums): none yet, few of its records
@@ -77,14 +80,16 @@ typedef struct line_scratch {
 
 /* ---- appending: inline, since the builder appends once per line record of the input ---- */
 
-/* A header byte with the high bit clear is a short record's: the address step in the low four
- * bits, the line step's zigzag code above them (LINE_LINE_VARINT: the code follows as a varint),
- * one cost. With the high bit set, a long record's: whether the file follows in bit 0, the number
- * of costs in bits 1-6 (LINE_K_ESCAPE: the count follows as a varint). */
+/* A header byte with the high bit clear is a short record's: the address step in bits 0-3, the
+ * line step in bits 4-5 (0, 1 or 2; LINE_LINE_VARINT: the step follows as a zigzag varint), and
+ * in bit 6 (LINE_REPEAT) whether its one cost is the last record's first cost, which then does
+ * not follow. With the high bit set, a long record's: whether the file follows in bit 0, the
+ * number of costs in bits 1-6 (LINE_K_ESCAPE: the count follows as a varint). */
 enum {
     LINE_LONG = 0x80,
+    LINE_REPEAT = 0x40,
     LINE_ADDR_STEPS = 16, /* short records' address steps: 0 to 15 */
-    LINE_LINE_VARINT = 7, /* short records' line codes 0-6: steps 0, -1, 1, -2, 2, -3, 3 */
+    LINE_LINE_VARINT = 3, /* short records' line codes 0-2: steps 0, 1, 2 */
     LINE_K_ESCAPE = 63
 };
 
@@ -107,23 +112,22 @@ ALWAYS_INLINE void line_encode(line_store *s, uint32_t file, uint64_t line, uint
         if (s->runs == 1) s->distinct = s->count;
         s->runs++;
     }
-    uint64_t addr_step = addr - s->last_addr, line_code = zigzag(line - s->last_line);
+    uint64_t addr_step = addr - s->last_addr, line_step = line - s->last_line;
     if (n == 1 && !new_file && addr_step < LINE_ADDR_STEPS) {
-        if (line_code < LINE_LINE_VARINT) {
-            *p++ = (unsigned char)(addr_step | line_code << 4);
-        } else {
-            *p++ = (unsigned char)(addr_step | LINE_LINE_VARINT << 4);
-            p = put_varint(p, line_code);
-        }
-        p = put_varint(p, zigzag((uint64_t)costs[0]));
+        unsigned code = line_step < LINE_LINE_VARINT ? (unsigned)line_step : LINE_LINE_VARINT;
+        int repeat = costs[0] == s->last_cost;
+        *p++ = (unsigned char)(addr_step | code << 4 | (repeat ? LINE_REPEAT : 0));
+        if (code == LINE_LINE_VARINT) p = put_varint(p, zigzag(line_step));
+        if (!repeat) p = put_varint(p, zigzag((uint64_t)costs[0]));
     } else {
         *p++ = (unsigned char)(LINE_LONG | new_file | (n < LINE_K_ESCAPE ? n : LINE_K_ESCAPE) << 1);
         if (n >= LINE_K_ESCAPE) p = put_varint(p, n);
         if (new_file) p = put_varint(p, file);
         p = put_varint(p, zigzag(addr_step));
-        p = put_varint(p, line_code);
+        p = put_varint(p, zigzag(line_step));
         for (size_t i = 0; i < n; i++) p = put_varint(p, zigzag((uint64_t)costs[i]));
     }
+    s->last_cost = n ? costs[0] : 0;
     s->used += (size_t)(p - start);
     s->last_file = file;
     s->last_line = line;
@@ -218,6 +222,7 @@ typedef struct line_reader {
     uint32_t remaining;
     uint32_t file;
     uint64_t line, addr;
+    cg_cost first; /* the last record's first cost */
 } line_reader;
 
 void line_reader_init(line_reader *r, const line_store *s);

@@ -102,8 +102,9 @@ static void check_stream(const rec *in, size_t n, const strtab *strings, int str
 }
 
 /* The bytes each record takes (lines.h): a record of one cost in the last one's file, at most
- * 15 addresses on, is short (a byte for both steps when the line moves by 3 at most, the line
- * step's varint after it when farther); any other is long. Read back as written. */
+ * 15 addresses on, is short (a byte for both steps when the line moves by 0 to 2, the line
+ * step's varint after it otherwise; no cost when it is the last record's first); any other is
+ * long. Read back as written. */
 static void check_record_sizes(const strtab *strings, uint32_t file, uint32_t other) {
     static const struct {
         uint32_t file;
@@ -112,15 +113,17 @@ static void check_record_sizes(const strtab *strings, uint32_t file, uint32_t ot
         size_t bytes;
     } recs[] = {
         {0, 10, 0x1000, 5, 6},   /* the first: long (header, file, 0x2000 in two, line, cost) */
-        {0, 10, 0x1005, 5, 2},   /* short: header, cost */
-        {0, 13, 0x1014, 300, 3}, /* short, line +3, address +15; the cost in two bytes */
-        {0, 9, 0x1015, 7, 3},    /* short, line -4: its code (7) as a varint */
-        {0, 9, 0x1015, 7, 2},    /* short, the same position again */
-        {0, 13, 0x1016, 7, 3},   /* short, line +4: its code (8) as a varint */
-        {0, 13, 0x1026, 7, 4},   /* address +16: long (header, address, line, cost) */
-        {0, 13, 0x1020, 7, 4},   /* address back: long */
-        {0, 14, 0x1021, 0, 3},   /* no cost: long (header, address, line) */
-        {1, 14, 0x1022, 1, 5},   /* another file: long (header, file, address, line, cost) */
+        {0, 10, 0x1005, 5, 1},   /* short, the cost repeated: the header alone */
+        {0, 12, 0x1014, 300, 3}, /* short, line +2, address +15, a cost in two bytes */
+        {0, 9, 0x1015, 300, 2},  /* short, line -3: its step as a varint, the cost repeated */
+        {0, 9, 0x1015, 7, 2},    /* short, the same position again, a new cost */
+        {0, 10, 0x1016, 7, 1},   /* short, line +1, the cost repeated */
+        {0, 14, 0x1017, 8, 3},   /* short, line +4: its step as a varint, a new cost */
+        {0, 14, 0x1027, 8, 4},   /* address +16: long (header, address, line, cost) */
+        {0, 14, 0x1020, 8, 4},   /* address back: long */
+        {0, 15, 0x1021, 0, 3},   /* no cost: long (header, address, line) */
+        {0, 15, 0x1022, 8, 2},   /* short: the last record's first cost is 0, not 8 */
+        {1, 15, 0x1023, 8, 5},   /* another file: long (header, file, address, line, cost) */
     };
     enum { N = sizeof recs / sizeof recs[0] };
     line_store s;
@@ -235,9 +238,16 @@ static size_t basic_blocks(const rec *code, size_t size, rec *in) {
     for (size_t k = 0; k < nb; k++) {
         size_t b = order[k], end = begin[b + 1];
         if (end < size && rnd() % 3 == 0) end++; /* meets the next block */
+        /* a block's instructions run as often as each other (one cost row for most of them),
+         * half the blocks with one event */
+        cg_cost row[NRAW];
+        for (int e = 0; e < NRAW; e++) row[e] = (cg_cost)(rnd() % 100);
+        if (rnd() % 2 == 0)
+            for (int e = 1; e < NRAW; e++) row[e] = 0;
         for (size_t i = begin[b]; i < end; i++) {
             in[n] = code[i];
-            for (int e = 0; e < NRAW; e++) in[n].costs[e] = (cg_cost)(rnd() % 100);
+            memcpy(in[n].costs, row, sizeof row);
+            if (rnd() % 4 == 0) in[n].costs[0] = (cg_cost)(rnd() % 100);
             if (rnd() % 4 == 0) in[n].costs[2] = 0;
             n++;
         }
@@ -294,6 +304,10 @@ int main(void) {
                 for (int e = 0; e < NRAW; e++)
                     in[n].costs[e] = (cg_cost)(rnd() % 1000) - (e == 2 ? 500 : 0);
                 if (rnd() % 5 == 0) in[n].costs[1] = 0;
+                if (rnd() % 3 == 0) /* one cost: a short record with any number of events */
+                    for (int e = 1; e < NRAW; e++) in[n].costs[e] = 0;
+                if (n > start && rnd() % 2 == 0) /* the costs of the record before */
+                    memcpy(in[n].costs, in[n - 1].costs, sizeof in[n].costs);
                 n++;
             }
             if (shape == 1 && rnd() % 3 == 0) /* a block backwards: every record a run */
