@@ -796,7 +796,7 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
     s->last_cost = from->last_cost;
     line_store_free(from, scratch);
     /* out of order: compacted as line_append compacts, when the duplicates may have piled up */
-    if (s->runs > 1 && s->count >= 4 * (uint64_t)s->distinct + 256)
+    if (s->runs > 1 && s->count >= LINE_COMPACT_AT * (uint64_t)s->distinct + 256)
         return line_compact(s, strings, nraw, scratch);
     return ST_OK;
 }

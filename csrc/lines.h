@@ -14,7 +14,7 @@
  * function's instructions in address order — the stream is already final: sorted, with no position
  * twice. Otherwise it is compacted: decoded, its ascending runs (the last compaction's output, then
  * each block's records) merged into (address, line, file name) order with equal positions summed,
- * encoded again. Compaction also runs while loading, when a stream has grown to four times the
+ * encoded again. Compaction also runs while loading, when a stream has grown to eight times the
  * records known distinct (its last compaction's output, or its first run), so that memory follows
  * the distinct positions, not the input's lines. */
 #ifndef CG_LINES_H
@@ -93,6 +93,11 @@ enum {
     LINE_K_ESCAPE = 63
 };
 
+/* A stream out of order is compacted when it holds this many times the records known
+ * distinct (and 256 more). Eight rather than four: line13 loads 5 % faster on one thread,
+ * instr-100 3 %, for 5 MB more at the peak (bench/analysis.md). */
+enum { LINE_COMPACT_AT = 8 };
+
 /* The most bytes a record of `n` costs takes. */
 static inline size_t line_worst_case(size_t n) {
     return 1 + 10 * (4 + n);
@@ -107,8 +112,9 @@ ALWAYS_INLINE void line_encode(line_store *s, uint32_t file, uint64_t line, uint
     if (!s->count) {
         s->runs = 1;
     } else if (!(addr > s->last_addr || (addr == s->last_addr && line > s->last_line))) {
-        /* the records of one run are distinct: a stream is not compacted before it holds four
-         * times as many as its first run (a second block of a function adds to them) */
+        /* the records of one run are distinct: a stream is not compacted before it holds
+         * LINE_COMPACT_AT times as many as its first run (a second block of a function adds to
+         * them) */
         if (s->runs == 1) s->distinct = s->count;
         s->runs++;
     }
@@ -160,7 +166,7 @@ ALWAYS_INLINE status append_costs(line_store *s, uint32_t file, uint64_t line, u
                                   size_t nraw, line_scratch *scratch) {
     if (append_record(s, file, line, addr, costs, n, scratch)) return ST_NOMEM;
     /* out of order: duplicates may pile up (Xdebug repeats a function for every call) */
-    if (s->runs > 1 && s->count >= 4 * (uint64_t)s->distinct + 256)
+    if (s->runs > 1 && s->count >= LINE_COMPACT_AT * (uint64_t)s->distinct + 256)
         return line_compact(s, strings, nraw, scratch);
     return ST_OK;
 }

@@ -186,9 +186,10 @@ static void check_sums_most(const strtab *strings, uint32_t file) {
 }
 
 /* A function's second block is not compacted into its first at once: the records of the first
- * run count as distinct, and a stream is compacted at four times as many and 256 more. */
+ * run count as distinct, and a stream is compacted at LINE_COMPACT_AT times as many and 256
+ * more. */
 static void check_compaction_point(const strtab *strings, uint32_t file) {
-    enum { BLOCK = 300, AT = 4 * BLOCK + 256 };
+    enum { BLOCK = 300, AT = LINE_COMPACT_AT * BLOCK + 256 };
     line_store s;
     line_scratch scratch;
     memset(&s, 0, sizeof s);

@@ -117,7 +117,7 @@ static void run_all(block_regions *regions) {
     line_store_free(&u1, &scratch);
 
     /* a piece that goes on from the stream's last record, then goes back: the records known
-     * distinct (which set off a compaction at four times as many and 256 more) are the
+     * distinct (which set off a compaction at LINE_COMPACT_AT times as many and 256 more) are the
      * stream's and the piece's first run, as appending them one by one counts them */
     rec seq[300];
     for (int i = 0; i < 300; i++) {
