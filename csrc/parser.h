@@ -111,7 +111,8 @@ typedef struct parser {
     struct piece_build *local;
     /* A split load's own lines (headers, lines it did not cut around): a negative cost or a sum
      * beyond 64 bits stops the parser with split_redo set, since pieces summed apart from
-     * them may have met it elsewhere; the input is then loaded again on one thread. */
+     * them may have met it elsewhere; the input is then loaded again on one thread. Off once
+     * cutting stops for good, every piece stitched (split.c, give_up). */
     int split_sums, split_redo;
     fault_site site; /* where faults go: the input's name, strict or tolerant */
     parse_state st;

@@ -813,6 +813,17 @@ static int absolute_positions(const char *s, const char *end, int ncols) {
     return 1;
 }
 
+/* Cutting stops for the rest of the load, every piece stitched: the model is what a load on
+ * one thread has made of the lines so far, and the rest is loaded as one thread loads it (an
+ * Xdebug file, half its lines names): a cost line takes the parser's fast path, a negative
+ * cost or a sum past 64 bits is the parser's to report, and the builder's streams are this
+ * thread's alone again, trimmed when their block ends. */
+static void give_up(splitter *sp) {
+    sp->given_up = 1;
+    sp->ps->split_sums = 0;
+    sp->ps->b->streams_elsewhere = 0;
+}
+
 /* Whether cutting is worth going on with (PROBE_BYTES). */
 static int splitting_pays(const splitter *sp) {
     int settled_short = sp->cut_bytes < sp->settles * sp->piece_size;
@@ -935,6 +946,7 @@ static int at_position(splitter *sp, const char *s, const char *eol, const char 
                 /* the rest is the parser's: the piece just begun is stitched, and no other */
                 sp->given_up = 1;
                 if (settle_pieces(sp)) return -1;
+                give_up(sp);
             }
         }
     }
@@ -996,7 +1008,7 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
                 run = s;
                 if (!sp->given_up && can_begin(ps)) {
                     if (!splitting_pays(sp))
-                        sp->given_up = 1;
+                        give_up(sp); /* no piece is being cut: every one is stitched */
                     else if (begin_piece(sp))
                         goto fail;
                 }
