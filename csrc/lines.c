@@ -209,20 +209,6 @@ ALWAYS_INLINE const unsigned char *decode_head(const unsigned char *p, uint64_t 
     return p;
 }
 
-/* decode_head's counts without the position: the byte after the record's head. */
-ALWAYS_INLINE const unsigned char *skip_head(const unsigned char *p, uint64_t *n, int *repeat) {
-    unsigned header = *p++;
-    if (!(header & LINE_LONG)) {
-        *repeat = (header & LINE_REPEAT) != 0;
-        *n = !*repeat;
-        return (header >> 4 & 3) == LINE_LINE_VARINT ? skip_varints(p, 1) : p;
-    }
-    *repeat = 0;
-    *n = header >> 1 & K_ESCAPE;
-    if (*n == K_ESCAPE) p = get_varint(p, n);
-    return skip_varints(p, (uint64_t)(header & 1) + 2); /* file, address and line steps */
-}
-
 /* A record's costs into `costs`, zero up to `nraw`: its `n` varints from `p`, or with `repeat`
  * the last record's first cost, *first, which becomes this record's. Returns the byte after
  * them. */
@@ -440,7 +426,9 @@ ALWAYS_INLINE void decode_records(const line_store *s, decoded *d, size_t nraw, 
  * and whether its cost repeats the last record's first into *repeat. */
 ALWAYS_INLINE const unsigned char *costs_bytes(const decoded *d, size_t i, uint64_t *n,
                                                int *repeat) {
-    return skip_head(d->data + d->offsets[i], n, repeat);
+    uint32_t file = 0; /* the position is d->keys[i]'s */
+    uint64_t line = 0, addr = 0;
+    return decode_head(d->data + d->offsets[i], n, repeat, &file, &line, &addr);
 }
 
 /* Record i's costs (`nraw` of them), decoded into its row when they are not yet (`lazy`: the
@@ -795,8 +783,7 @@ status line_append_stream(line_store *s, line_store *from, const strtab *strings
     s->last_addr = from->last_addr;
     s->last_cost = from->last_cost;
     line_store_free(from, scratch);
-    /* out of order: compacted as line_append compacts, when the duplicates may have piled up */
-    if (s->runs > 1 && s->count >= LINE_COMPACT_AT * (uint64_t)s->distinct + 256)
-        return line_compact(s, strings, nraw, scratch);
+    /* compacted as line_append compacts */
+    if (line_compaction_due(s)) return line_compact(s, strings, nraw, scratch);
     return ST_OK;
 }

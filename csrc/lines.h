@@ -98,6 +98,12 @@ enum {
  * instr-100 3 %, for 5 MB more at the peak (bench/analysis.md). */
 enum { LINE_COMPACT_AT = 8 };
 
+/* Whether a stream is due for compaction: out of order, and duplicates may have piled up
+ * (Xdebug repeats a function for every call). */
+static inline int line_compaction_due(const line_store *s) {
+    return s->runs > 1 && s->count >= LINE_COMPACT_AT * (uint64_t)s->distinct + 256;
+}
+
 /* The most bytes a record of `n` costs takes. */
 static inline size_t line_worst_case(size_t n) {
     return 1 + 10 * (4 + n);
@@ -165,9 +171,7 @@ ALWAYS_INLINE status append_costs(line_store *s, uint32_t file, uint64_t line, u
                                   const cg_cost *costs, size_t n, const strtab *strings,
                                   size_t nraw, line_scratch *scratch) {
     if (append_record(s, file, line, addr, costs, n, scratch)) return ST_NOMEM;
-    /* out of order: duplicates may pile up (Xdebug repeats a function for every call) */
-    if (s->runs > 1 && s->count >= LINE_COMPACT_AT * (uint64_t)s->distinct + 256)
-        return line_compact(s, strings, nraw, scratch);
+    if (line_compaction_due(s)) return line_compact(s, strings, nraw, scratch);
     return ST_OK;
 }
 ALWAYS_INLINE status line_append(line_store *s, uint32_t file, uint64_t line, uint64_t addr,

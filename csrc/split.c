@@ -944,7 +944,6 @@ static int at_position(splitter *sp, const char *s, const char *eol, const char 
             if (cut(sp)) return -1;
             if (!splitting_pays(sp)) {
                 /* the rest is the parser's: the piece just begun is stitched, and no other */
-                sp->given_up = 1;
                 if (settle_pieces(sp)) return -1;
                 give_up(sp);
             }
