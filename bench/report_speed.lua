@@ -68,7 +68,8 @@ local function run_status(cmd)
   return out, code or 0
 end
 
--- One run of a step: its seconds, "timeout" or "failed", and the load seconds it saw (Lua steps).
+-- One run of a step: its seconds, "timeout", "failed" or "refused" (a writer that cannot hold the
+-- profile's numbers, webgrind's 32 bits), and the load seconds it saw (Lua steps).
 local function run_once(step, path, env)
   local out_file = env.data .. "/report-output.tmp"
   if step.cmd then
@@ -87,6 +88,7 @@ local function run_once(step, path, env)
   os.remove(out_file)
   local r = env.parse_keys(out)
   if rc == 124 then return "timeout", r.load_seconds end
+  if rc == 0 and r.refused then return "refused", r.load_seconds end
   if rc ~= 0 or not r.step_seconds then
     env.log("  %s failed: %s", step.api, out:sub(1, 300))
     return "failed", r.load_seconds
@@ -142,6 +144,11 @@ local function judge(result, load, ca, env)
   if step.ca then targets[#targets + 1] = "≥ " .. step.ca .. "× faster" end
   local cells = { time = over and ("> " .. env.fmt_s(TIMEOUT)) or env.fmt_s(s), ratio = "-",
     speedup = "-", target = #targets > 0 and table.concat(targets, ", ") or "-" }
+  if s == "refused" then
+    -- the writer's format cannot hold the numbers: nothing to time, no target judged
+    cells.time, cells.verdict = "refused", "not possible"
+    return cells, {}
+  end
   if type(seconds) ~= "number" then
     cells.verdict = s
     return cells, #targets > 0 and { false } or {}
@@ -203,6 +210,8 @@ function M.section(entries, env)
     .. " s`: cut there). \"/ load\" is the step's time over the median `callgrind.load` of "
     .. "every process on that file; callgrind_annotate / step is the speed-up over "
     .. "callgrind_annotate with its default options (the same run as in the tables above). "
+    .. "\"refused\": the writer's format cannot hold the profile's numbers (webgrind's are 32 "
+    .. "bits), which it says before writing anything; no target is judged there. "
     .. "Targets: reports at the core's speed, and the command's.")
   add()
   for _, entry in ipairs(entries) do

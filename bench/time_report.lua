@@ -16,8 +16,9 @@
 --   line_totals_all annotate.line_totals(prof, 1) (every file)
 --   costs_by_file   annotate.costs_by_file(prof) (every file, every event)
 -- and prints `key value` lines: load_seconds, step_seconds, peak_rss_kb (the process's,
--- VmHWM), clock (what measured the times), result_bytes (the size of a report's text). Only
--- the public API is used, so the table follows whatever the module does behind it.
+-- VmHWM), clock (what measured the times), result_bytes (the size of a report's text), refused
+-- (why a writer refused the profile). Only the public API is used, so the table follows
+-- whatever the module does behind it.
 --
 -- Times are wall-clock when luasystem is there (it comes with busted), else CPU time: a load
 -- that uses several threads has to be timed by the wall.
@@ -49,7 +50,14 @@ local steps = {
   tree = function(prof) return callgrind.report.tree(prof) end,
   tree100 = function(prof) return callgrind.report.tree(prof, { threshold = 100 }) end,
   write = function(prof) assert(prof:write(out_path)) end,
-  webgrind = function(prof) assert(callgrind.webgrind.write(prof, out_path)) end,
+  -- webgrind's format holds 32-bit numbers: a profile whose costs do not fit is refused, which
+  -- is the writer's answer, not a failure of the step
+  webgrind = function(prof)
+    local ok, err = callgrind.webgrind.write(prof, out_path)
+    if ok then return end
+    if err:find("does not fit in 32 bits", 1, true) then return { refused = err } end
+    error(err, 0)
+  end,
   file_costs = function(prof, file) callgrind.annotate.file_costs(prof, file) end,
   line_totals = function(prof, file) callgrind.annotate.line_totals(prof, 1, file) end,
   line_totals_all = function(prof) callgrind.annotate.line_totals(prof, 1) end,
@@ -82,4 +90,5 @@ print(("step_seconds %.6f"):format(step_seconds))
 print("peak_rss_kb " .. peak_rss_kb())
 print("clock " .. clock_name)
 if type(result) == "string" then print("result_bytes " .. #result) end
+if type(result) == "table" and result.refused then print("refused " .. result.refused) end
 prof:close()
