@@ -9,6 +9,7 @@
 
 #include "inline.h"
 #include "numparse.h"
+#include "piece_names.h"
 #include "split.h"
 #include "vec.h"
 
@@ -138,8 +139,42 @@ static int enter_body(parser *ps) {
 
 /* ---- names: `name`, `(id) name`, `(id)` ---- */
 
+/* name_text for a piece with names of its own: refs of the piece. What one thread would warn
+ * of or fail on stops the piece, which is then parsed again as one thread parses it. */
+static int own_name_text(parser *ps, int table, const char *s, const char *end, uint32_t *out) {
+    piece_names *pn = ps->own;
+    if (!(end - s >= 2 && s[0] == '(' && is_digit(s[1])))
+        return piece_names_text(pn, s, (size_t)(end - s), out) ? stopped(ps) : LINE_OK;
+    uint64_t id = 0;
+    for (s++; s < end && is_digit(*s); s++) {
+        uint64_t d = (uint64_t)(*s - '0');
+        if (id > (UINT64_MAX - d) / 10) return stopped(ps);
+        id = id * 10 + d;
+    }
+    if (s == end || *s != ')') return stopped(ps);
+    s = skip_space(s + 1, end);
+    idmap *map = &ps->st.ids[table];
+    int64_t bound = idmap_get(map, id);
+    if (s == end) {
+        if (bound >= 0) {
+            *out = (uint32_t)bound;
+            return LINE_OK;
+        }
+        /* defined before the piece, or never: the stitch knows */
+        return piece_names_before(pn, table, id, out) || idmap_set(map, id, *out) ? stopped(ps)
+                                                                                  : LINE_OK;
+    }
+    if (piece_names_text(pn, s, (size_t)(end - s), out)) return stopped(ps);
+    /* another name for an id the piece defined: one thread's warning */
+    if (bound >= 0 && (uint32_t)bound != *out && !piece_names_is_before(pn, (uint32_t)bound))
+        return stopped(ps);
+    if ((uint32_t)bound != *out && idmap_set(map, id, *out)) return stopped(ps);
+    return piece_names_define(pn, table, id, *out) ? stopped(ps) : LINE_OK;
+}
+
 static int name_text(parser *ps, int table, const char *s, const char *end, uint32_t *out) {
     parse_state *st = &ps->st;
+    if (ps->own) return own_name_text(ps, table, s, end, out);
     if (!(end - s >= 2 && s[0] == '(' && is_digit(s[1])))
         return intern(ps, s, (size_t)(end - s), out);
     const char *start = s++;
@@ -210,6 +245,11 @@ static int parse_name(parser *ps, int table, const char *s, const char *end, uin
  * each have one, pipeline.h), which the builder's thread sets. */
 static int function_of(parser *ps, uint32_t name, uint32_t file, uint32_t object, int defined,
                        int reg, uint32_t *out) {
+    if (ps->own) {
+        if (piece_names_function(ps->own, name, file, object, defined, out)) return stopped(ps);
+        if (defined) *out = local_block(ps->local, *out);
+        return LINE_OK;
+    }
     if (ps->names_in) {
         int rc = take_name(ps, out);
         if (!rc && defined) *out = local_block(ps->local, *out);
@@ -809,7 +849,9 @@ static const char *fast_assoc(const parser *ps, int layout, const char *key, siz
         int col = layout == FAST_INSTR_LINE && k == 0 ? COL_INSTR : COL_LINE;
         if (!(p = fast_subposition(st, p, col, 1, &target[col])) || !(p = fast_gap(p))) return NULL;
     }
-    if (*p != '\n') return NULL;
+    /* anything after the target carries no meaning (Xdebug writes `calls=1 0 0`), as in
+     * assoc_line */
+    while (*p != '\n') p++;
     *kind_out = kind;
     return p;
 }
@@ -1040,6 +1082,8 @@ static int parse_line(parser *ps, const char *s, const char *end) {
         int rc = enter_body(ps);
         return rc ? rc : spec_line(ps, key, klen, s + 1, end);
     }
+    /* a piece with names of its own lies in one body: the stitch parses it again (split.c) */
+    if (ps->own) return stopped(ps);
     if (klen && s < end && *s == ':') return header_line(ps, key, klen, s + 1, end);
     if (end - key >= 4 && !memcmp(key, "====", 4)) {
         /* Xdebug's append mode: another profile follows, with its own header and ids */

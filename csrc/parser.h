@@ -98,6 +98,7 @@ typedef struct name_list {
 } name_list;
 
 struct piece_build;
+struct piece_names;
 
 typedef struct parser {
     builder *b;     /* where records go */
@@ -109,6 +110,9 @@ typedef struct parser {
     const uint32_t *names_in;
     size_t names_left;
     struct piece_build *local;
+    /* A piece with names of its own (piece_names.h): its name lines are read here, strings and
+     * functions numbered in the piece, and nothing is asked of the builder. */
+    struct piece_names *own;
     /* A split load's own lines (headers, lines it did not cut around): a negative cost or a sum
      * beyond 64 bits stops the parser with split_redo set, since pieces summed apart from
      * them may have met it elsewhere; the input is then loaded again on one thread. Off once

@@ -9,6 +9,7 @@
 #include "mark_scan.h"
 #include "numparse.h"
 #include "pages.h"
+#include "piece_names.h"
 #include "vec.h"
 
 /* PIECE_RECS_BLOCK: the bytes of a block of a piece's calls and jumps (a piece of 128 KiB
@@ -26,17 +27,24 @@ enum {
     READY_MAX = 4
 };
 
-/* A load stops cutting once it is seen not to pay (splitting_pays), judged from PROBE_BYTES
- * cut on (the settles from PROBE_SETTLES on): when the lines the calling thread reads itself are
- * one in fewer than MIN_MARK_BYTES bytes (Xdebug's profiles, where half the lines are names and an
- * eighth calls: the calling thread then does about what a load on one thread does, and the workers
- * read it all again; 100 MB on two threads took 0.52 s against 0.31 s on one), or when the pieces
- * are settled (every piece before a header line stitched) before they grow to a piece's size on
- * average (valgrind's --dump-every-bb parts of a few KiB each: 2,894 waits for the workers in 5.6
- * MB). What is read after is parsed on the calling thread, as a load on one thread parses it. */
-enum { PROBE_BYTES = 1 << 20, PROBE_SETTLES = 16, MIN_MARK_BYTES = 24 };
+/* A load stops cutting at every block once it is seen not to pay (splitting_pays), judged from
+ * PROBE_PIECES pieces' bytes cut on (1 MiB; the settles from PROBE_SETTLES on): when the lines
+ * the calling thread reads itself are one in fewer than MIN_MARK_BYTES bytes (Xdebug's profiles,
+ * where half the lines are names and an eighth calls: the calling thread then does about what a
+ * load on one thread does, and the workers read it all again; 100 MB on two threads took 0.52 s
+ * against 0.31 s on one), or when the pieces are settled (every piece before a header line
+ * stitched) before they grow to a piece's size on average (valgrind's --dump-every-bb parts of a
+ * few KiB each: 2,894 waits for the workers in 5.6 MB). The first kind goes on in pieces whose
+ * workers read the names themselves (begin_named); what is read after the second is parsed on
+ * the calling thread, as a load on one thread parses it. */
+enum { PROBE_PIECES = 8, PROBE_SETTLES = 16, MIN_MARK_BYTES = 24 };
 
 /* ---- a piece's records ---- */
+
+typedef struct line_sum {
+    uint32_t slot, file;
+    uint64_t line, addr;
+} line_sum;
 
 typedef struct piece_build {
     size_t nraw;
@@ -63,12 +71,23 @@ typedef struct piece_build {
     uint32_t block_fn; /* the function of the last fn= line, and whether it came before */
     int block_later;
     const line_scratch *scratch; /* of the thread parsing the piece, while it does, or NULL */
+    /* A piece with names of its own (summed): its line records summed by (slot, file, line,
+     * address) in the order first seen, costs a row of nraw each, found through sum_tab
+     * (record + 1, 0 = free), rather than kept in streams: the stitch adds them one by one. */
+    int summed;
+    line_sum *sums;
+    cg_cost *sum_costs;
+    uint32_t *sum_tab;
+    size_t nsums, sums_cap, sum_costs_cap, sum_tab_cap;
+    uint32_t *slot_of; /* a summed piece's slot + 1 by function number, 0 = none */
+    size_t slot_of_cap;
 } piece_build;
 
 /* Frees what a piece's functions hold (streams, calls, jumps); the pool keeps its blocks when
  * `keep_blocks` (a piece used again). */
 static void drop_functions(piece_build *pb, int keep_blocks) {
     for (size_t i = 0; i < pb->nfns; i++) {
+        if (pb->fns[i] < pb->slot_of_cap) pb->slot_of[pb->fns[i]] = 0;
         line_store_free(&pb->stores[i], pb->scratch);
         fn_records_free(&pb->recs[i], &pb->pool);
     }
@@ -82,6 +101,8 @@ static void drop_functions(piece_build *pb, int keep_blocks) {
 static void build_reset(piece_build *pb) {
     drop_functions(pb, 1);
     pb->ncalls = pb->njumps = 0;
+    if (pb->nsums) memset(pb->sum_tab, 0, pb->sum_tab_cap * sizeof *pb->sum_tab);
+    pb->nsums = 0;
     if (pb->ctab) memset(pb->ctab, 0, pb->ctab_cap * sizeof *pb->ctab);
     if (pb->jtab) memset(pb->jtab, 0, pb->jtab_cap * sizeof *pb->jtab);
     if (pb->fkeys) memset(pb->fkeys, 0, pb->fcap * sizeof *pb->fkeys);
@@ -98,6 +119,10 @@ static void build_free(piece_build *pb) {
     free(pb->self);
     free(pb->recs);
     free(pb->raw);
+    free(pb->sums);
+    free(pb->sum_costs);
+    free(pb->sum_tab);
+    free(pb->slot_of);
     memset(pb, 0, sizeof *pb);
 }
 
@@ -127,28 +152,54 @@ static int fn_table_grow(piece_build *pb) {
     return 0;
 }
 
+/* A new local slot for function `fn`; -1 when out of memory. */
+static int64_t new_slot(piece_build *pb, uint32_t fn) {
+    size_t n = pb->nfns;
+    if (VEC_RESERVE(pb->fns, pb->fns_cap, n + 1) ||
+        VEC_RESERVE(pb->stores, pb->stores_cap, n + 1) ||
+        VEC_RESERVE(pb->recs, pb->recs_cap, n + 1) || VEC_RESERVE(pb->raw, pb->raw_cap, n + 1))
+        return -1;
+    size_t width = pb->nraw ? pb->nraw : 1;
+    if (vec_reserve((void **)&pb->self, &pb->self_cap, (n + 1) * width, sizeof *pb->self))
+        return -1;
+    pb->fns[n] = fn;
+    memset(&pb->stores[n], 0, sizeof pb->stores[n]);
+    memset(&pb->recs[n], 0, sizeof pb->recs[n]);
+    pb->raw[n] = fn == pb->block_fn && pb->block_later;
+    memset(&pb->self[n * width], 0, width * sizeof *pb->self);
+    pb->nfns++;
+    return (int64_t)n;
+}
+
+/* A summed piece's functions are numbered densely in the piece (piece_names.h): their slots
+ * by number. */
+static int64_t summed_slot(piece_build *pb, uint32_t fn) {
+    if (fn >= pb->slot_of_cap) {
+        size_t cap = pb->slot_of_cap;
+        if (VEC_RESERVE(pb->slot_of, pb->slot_of_cap, (size_t)fn + 1)) return -1;
+        memset(pb->slot_of + cap, 0, (pb->slot_of_cap - cap) * sizeof *pb->slot_of);
+    }
+    if (!pb->slot_of[fn]) {
+        int64_t n = new_slot(pb, fn);
+        if (n < 0) return -1;
+        pb->slot_of[fn] = (uint32_t)n + 1;
+    }
+    pb->last_fn = fn;
+    pb->last_slot = pb->slot_of[fn] - 1;
+    return pb->last_slot;
+}
+
 /* The local slot of a function, made when new; -1 when out of memory. */
 static int64_t fn_slot_lookup(piece_build *pb, uint32_t fn) {
+    if (pb->summed) return summed_slot(pb, fn);
     if (2 * (pb->nfns + 1) > pb->fcap && fn_table_grow(pb)) return -1;
     size_t h = fn_hash(fn) & (pb->fcap - 1);
     while (pb->fkeys[h] && pb->fkeys[h] != fn + 1) h = (h + 1) & (pb->fcap - 1);
     if (!pb->fkeys[h]) {
-        size_t n = pb->nfns;
-        if (VEC_RESERVE(pb->fns, pb->fns_cap, n + 1) ||
-            VEC_RESERVE(pb->stores, pb->stores_cap, n + 1) ||
-            VEC_RESERVE(pb->recs, pb->recs_cap, n + 1) || VEC_RESERVE(pb->raw, pb->raw_cap, n + 1))
-            return -1;
-        size_t width = pb->nraw ? pb->nraw : 1;
-        if (vec_reserve((void **)&pb->self, &pb->self_cap, (n + 1) * width, sizeof *pb->self))
-            return -1;
-        pb->fns[n] = fn;
-        memset(&pb->stores[n], 0, sizeof pb->stores[n]);
-        memset(&pb->recs[n], 0, sizeof pb->recs[n]);
-        pb->raw[n] = fn == pb->block_fn && pb->block_later;
-        memset(&pb->self[n * width], 0, width * sizeof *pb->self);
+        int64_t n = new_slot(pb, fn);
+        if (n < 0) return -1;
         pb->fkeys[h] = fn + 1;
         pb->fvals[h] = (uint32_t)n;
-        pb->nfns++;
     }
     pb->last_fn = fn;
     pb->last_slot = pb->fvals[h];
@@ -161,10 +212,57 @@ static inline int64_t fn_slot(piece_build *pb, uint32_t fn) {
     return fn_slot_lookup(pb, fn);
 }
 
+static inline uint32_t sum_hash(const piece_build *pb, const line_sum *k) {
+    return (uint32_t)hash_mix(hash_combine(
+        hash_combine(hash_combine(hash_combine(pb->seed, k->slot), k->file), k->line), k->addr));
+}
+
+static int sum_table_grow(piece_build *pb) {
+    size_t cap = pb->sum_tab_cap ? 2 * pb->sum_tab_cap : 256;
+    uint32_t *t = zeroed_array(cap, sizeof *t);
+    if (!t) return -1;
+    for (size_t i = 0; i < pb->nsums; i++) {
+        size_t h = sum_hash(pb, &pb->sums[i]) & (cap - 1);
+        while (t[h]) h = (h + 1) & (cap - 1);
+        t[h] = (uint32_t)i + 1;
+    }
+    free(pb->sum_tab);
+    pb->sum_tab = t;
+    pb->sum_tab_cap = cap;
+    return 0;
+}
+
+/* A line record of a summed piece added to its sum; -1 out of memory or past 64 bits. */
+static int sum_line(piece_build *pb, uint32_t slot, uint32_t file, uint64_t line, uint64_t addr,
+                    const cg_cost *costs, size_t n) {
+    size_t width = pb->nraw ? pb->nraw : 1;
+    if (2 * (pb->nsums + 1) > pb->sum_tab_cap && sum_table_grow(pb)) return -1;
+    line_sum key = {slot, file, line, addr};
+    size_t mask = pb->sum_tab_cap - 1, h = sum_hash(pb, &key) & mask;
+    for (; pb->sum_tab[h]; h = (h + 1) & mask) {
+        uint32_t i = pb->sum_tab[h] - 1;
+        const line_sum *e = &pb->sums[i];
+        if (e->slot == slot && e->file == file && e->line == line && e->addr == addr)
+            return row_add(&pb->sum_costs[(size_t)i * width], costs, n) ? -1 : 0;
+    }
+    if (VEC_RESERVE(pb->sums, pb->sums_cap, pb->nsums + 1) ||
+        vec_reserve((void **)&pb->sum_costs, &pb->sum_costs_cap, (pb->nsums + 1) * width,
+                    sizeof *pb->sum_costs))
+        return -1;
+    cg_cost *row = &pb->sum_costs[pb->nsums * width];
+    memcpy(row, costs, n * sizeof *row);
+    memset(row + n, 0, (width - n) * sizeof *row);
+    pb->sums[pb->nsums] = key;
+    pb->sum_tab[h] = (uint32_t)++pb->nsums;
+    return 0;
+}
+
 int local_line(piece_build *pb, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
                const cg_cost *costs, size_t n) {
     int64_t slot = fn_slot(pb, fn);
     if (slot < 0) return -1;
+    /* a summed piece's self costs are summed by the stitch's build_line */
+    if (pb->summed) return sum_line(pb, (uint32_t)slot, file, line, addr, costs, n);
     size_t width = pb->nraw ? pb->nraw : 1;
     /* a sum beyond 64 bits stops the piece: no saturation to keep, and one event (valgrind's
      * default Ir) has a copy of its own */
@@ -225,6 +323,12 @@ int local_call(piece_build *pb, const call_rec *key, int guessed, const cg_cost 
     if (slot < 0) return -1;
     call_list *l = &pb->recs[slot].calls;
     cg_cost *row;
+    if (pb->summed) {
+        /* the stitch adds them one by one: each function's list finds its own, as the builder's
+         * does (a block repeats the calls of the function's last one) */
+        if (call_list_add(l, &pb->pool, pb->seed, pb->nraw, key, guessed, &row)) return -1;
+        return add_values(row, values, n, map);
+    }
     if (pb->raw[slot]) {
         if (call_list_push(l, &pb->pool, pb->nraw, key, guessed, &row)) return -1;
         return add_values(row, values, n, map);
@@ -249,6 +353,7 @@ int local_jump(piece_build *pb, const jump_rec *key) {
     int64_t slot = fn_slot(pb, key->fn);
     if (slot < 0) return -1;
     jump_list *l = &pb->recs[slot].jumps;
+    if (pb->summed) return jump_list_add(l, &pb->pool, pb->seed, key) ? -1 : 0;
     if (pb->raw[slot]) return jump_list_push(l, &pb->pool, key) ? -1 : 0;
     if (2 * (pb->njumps + 1) > pb->jtab_cap && table_grow(pb, 0)) return -1;
     size_t mask = pb->jtab_cap - 1, s = jump_rec_hash(pb->seed, key) & mask;
@@ -266,6 +371,11 @@ int local_jump(piece_build *pb, const jump_rec *key) {
 uint32_t local_block(piece_build *pb, uint32_t entry) {
     pb->block_fn = entry & ~LOCAL_LATER;
     pb->block_later = (entry & LOCAL_LATER) != 0;
+    if (pb->summed && pb->block_fn < pb->slot_of_cap && pb->slot_of[pb->block_fn]) {
+        /* a block of the function again: its calls and jumps expected in the same order */
+        fn_records *r = &pb->recs[pb->slot_of[pb->block_fn] - 1];
+        r->calls.next = r->jumps.next = 0;
+    }
     return pb->block_fn;
 }
 
@@ -307,6 +417,9 @@ typedef struct piece {
     int own;         /* parsed by the calling thread as it is cut, never by a worker */
     parse_state end; /* the worker's state after its last line */
     piece_build build;
+    /* cut once the names are read by the workers (piece_names.h): its names are its own */
+    int named;
+    piece_names pnames;
 } piece;
 
 /* The workers join each piece's line streams to the model's themselves, under the lock of the
@@ -350,6 +463,13 @@ struct splitter {
      * them, the times pieces were settled; set once cutting stops for the rest of the load */
     uint64_t cut_bytes, cut_marks, settles;
     int given_up;
+    /* Pieces with names of their own (piece_names.h): once cutting stops because the names are
+     * dense, the next block begins them (named_next); while `named`, pieces are cut at fn= lines
+     * only and begin in the state named_start. `failed`: the calling thread's parser met a fault
+     * in a piece it parsed again (the load's error, not one to load again for). */
+    int named_next, named;
+    parse_state named_start;
+    int failed;
     int peek; /* the next chunk begins with the lines look_ahead looks at */
     int redo;
     int (*defer)(void *, uint64_t, const char *);
@@ -395,6 +515,7 @@ static void piece_free(splitter *sp, piece *pc) {
     free(pc->segs);
     free(pc->names.v);
     build_free(&pc->build);
+    piece_names_free(&pc->pnames);
     free(pc);
 }
 
@@ -520,17 +641,28 @@ static void parse_piece(splitter *sp, piece *pc, line_scratch *scratch) {
         for (int k = 0; k < COL_COUNT; k++) w.st.last[k] = 0, w.st.has_last[k] = 0;
     w.names_in = pc->names.v;
     w.names_left = pc->names.n;
+    if (pc->named) {
+        w.names_in = NULL;
+        piece_names_reset(&pc->pnames, main->b->seed);
+        memcpy(w.st.ids, pc->pnames.ids, sizeof w.st.ids);
+        w.own = &pc->pnames;
+    }
     pc->build.scratch = scratch;
     build_reset(&pc->build);
     pc->build.nraw = pc->nraw;
     pc->build.seed = main->b->seed;
     pc->build.last_fn = pc->build.block_fn = NO_INDEX;
+    pc->build.summed = pc->named;
     w.local = &pc->build;
     int rc = 0;
     /* a segment ends at a line end: a chunk's lines are whole, and pieces begin at a line */
     for (size_t i = 0; !rc && i < pc->nsegs; i++)
         rc = parse_lines(&w, pc->segs[i].text, pc->segs[i].len, &err);
-    if (!rc && !w.failed && merge_streams(sp, pc, scratch, row)) rc = -1;
+    if (pc->named) {
+        memcpy(pc->pnames.ids, w.st.ids, sizeof w.st.ids); /* grown in the parser's copy */
+    } else if (!rc && !w.failed && merge_streams(sp, pc, scratch, row)) {
+        rc = -1;
+    }
     pc->faulty = rc != 0 || w.failed || w.names_left != 0;
     pc->end = w.st;
     pc->build.scratch = NULL;
@@ -631,7 +763,10 @@ static void *worker_main(void *arg) {
 
 /* Adds a parsed piece to the model, in input order: -1 when it cannot be (the input is then
  * loaded again on one thread). */
+static int stitch_named(splitter *sp, piece *pc);
+
 static int stitch(splitter *sp, piece *pc) {
+    if (pc->named) return stitch_named(sp, pc);
     builder *b = sp->ps->b;
     cg_profile *p = b->p;
     piece_build *pb = &pc->build;
@@ -666,6 +801,85 @@ static int stitch(splitter *sp, piece *pc) {
     return 0;
 }
 
+/* The parser's state where a piece with names of its own begins is the one its worker began
+ * with, in what the worker could not know: nothing waiting, no callee's or jump's file or
+ * object given, fl= seen as before. */
+static int named_start_holds(const parse_state *st, const parse_state *start) {
+    return st->assoc == ASSOC_NONE && st->cob == NO_INDEX && st->cfi == NO_INDEX &&
+           st->jfi == NO_INDEX && st->jfn == NO_INDEX && st->have_fl == start->have_fl;
+}
+
+static inline uint32_t mapped(const uint32_t *map, uint32_t v) {
+    return v == NO_INDEX ? NO_INDEX : map[v];
+}
+
+/* A piece's records added to the model as the parser adds a line's (build_line, build_call,
+ * build_jump), their functions and files the model's: the piece's sums are the same sums, and
+ * a function's calls and jumps come in the order the piece first read them. */
+static int replay_records(builder *b, const piece_build *pb, const piece_names *pn) {
+    size_t nraw = b->p->nraw, width = nraw ? nraw : 1;
+    for (size_t i = 0; i < pb->nsums; i++) {
+        const line_sum *e = &pb->sums[i];
+        if (build_line(b, pn->fn_map[pb->fns[e->slot]], pn->ref_map[e->file], e->line, e->addr,
+                       &pb->sum_costs[i * width], nraw))
+            return -1;
+    }
+    for (size_t slot = 0; slot < pb->nfns; slot++) {
+        uint32_t fn = pn->fn_map[pb->fns[slot]];
+        const call_list *calls = &pb->recs[slot].calls;
+        for (uint32_t i = 0; i < calls->n; i++) {
+            call_rec k = calls->v[i];
+            k.caller = fn;
+            k.callee = pn->fn_map[k.callee];
+            k.file = pn->ref_map[k.file];
+            cg_cost *row;
+            if (build_call(b, &k, calls->guessed[i], &row) ||
+                row_add(row, calls->costs + (size_t)i * nraw, nraw))
+                return -1;
+        }
+        const jump_list *jumps = &pb->recs[slot].jumps;
+        for (uint32_t i = 0; i < jumps->n; i++) {
+            jump_rec k = jumps->v[i];
+            k.fn = fn;
+            k.to_fn = pn->fn_map[k.to_fn];
+            k.from_file = pn->ref_map[k.from_file];
+            k.to_file = pn->ref_map[k.to_file];
+            if (build_jump(b, &k)) return -1;
+        }
+    }
+    return 0;
+}
+
+/* Adds a parsed piece with names of its own to the model: 0; 1 when one thread would read it
+ * otherwise (parsed again then, see abandon_named); -1 when it cannot be (loaded again on
+ * one thread). */
+static int stitch_named(splitter *sp, piece *pc) {
+    builder *b = sp->ps->b;
+    parse_state *st = &sp->ps->st;
+    const parse_state *e = &pc->end;
+    if (pc->faulty || pc->nraw != b->p->nraw || b->section == CG_NONE || e->assoc != ASSOC_NONE ||
+        !named_start_holds(st, &pc->start))
+        return 1;
+    piece_names *pn = &pc->pnames;
+    int rc = piece_names_place(pn, b, st);
+    if (rc) return rc;
+    if (replay_records(b, &pc->build, pn)) return -1;
+    st->lineno += e->lineno;
+    memcpy(st->last, e->last, sizeof st->last);
+    memcpy(st->has_last, e->has_last, sizeof st->has_last);
+    st->ob = pn->ref_map[e->ob];
+    st->fl = pn->ref_map[e->fl];
+    st->file = pn->ref_map[e->file];
+    st->have_fl = e->have_fl;
+    st->fn = mapped(pn->fn_map, e->fn);
+    st->cob = mapped(pn->ref_map, e->cob);
+    st->cfi = mapped(pn->ref_map, e->cfi);
+    st->cfn = mapped(pn->ref_map, e->cfn);
+    st->jfi = mapped(pn->ref_map, e->jfi);
+    st->jfn = mapped(pn->fn_map, e->jfn);
+    return 0;
+}
+
 /* The calling thread parses the next piece waiting for a worker (called with the lock held). */
 static void parse_own(splitter *sp) {
     piece *t = sp->todo;
@@ -678,6 +892,7 @@ static void parse_own(splitter *sp) {
 
 /* Stitches the first piece, waiting for it when `wait`; 1 when none was ready. */
 static void piece_done(splitter *sp, piece *pc);
+static int abandon_named(splitter *sp, piece *first);
 
 static int stitch_head(splitter *sp, int wait) {
     pthread_mutex_lock(&sp->mu);
@@ -699,6 +914,7 @@ static int stitch_head(splitter *sp, int wait) {
     sp->queued--;
     pthread_mutex_unlock(&sp->mu);
     int rc = sp->redo ? -1 : stitch(sp, pc);
+    if (rc > 0) return abandon_named(sp, pc);
     piece_done(sp, pc);
     if (rc) sp->redo = 1;
     return rc;
@@ -752,6 +968,7 @@ static piece *piece_new(splitter *sp, const parse_state *start, int known_last) 
     pc->next = NULL;
     pc->start = *start;
     pc->known_last = known_last;
+    pc->named = 0;
     return pc;
 }
 
@@ -771,7 +988,7 @@ static void piece_done(splitter *sp, piece *pc) {
 /* Ends cutting: the current piece and every one before it stitched; lines then go to the
  * parser. */
 static int settle_pieces(splitter *sp) {
-    if (!sp->cur) return sp->redo ? -1 : 0;
+    if (!sp->cur) return sp->redo || sp->failed ? -1 : 0;
     piece *pc = sp->cur;
     sp->cur = NULL;
     sp->cut_bytes += pc->len;
@@ -785,8 +1002,8 @@ static int settle_pieces(splitter *sp) {
     int rc;
     while ((rc = stitch_head(sp, 1)) == 0) {
     }
-    if (rc < 0 || sp->redo) {
-        sp->redo = 1;
+    if (rc < 0 || sp->redo || sp->failed) {
+        if (!sp->failed) sp->redo = 1;
         return -1;
     }
     return 0;
@@ -813,23 +1030,36 @@ static int absolute_positions(const char *s, const char *end, int ncols) {
     return 1;
 }
 
-/* Cutting stops for the rest of the load, every piece stitched: the model is what a load on
- * one thread has made of the lines so far, and the rest is loaded as one thread loads it (an
- * Xdebug file, half its lines names): a cost line takes the parser's fast path, a negative
- * cost or a sum past 64 bits is the parser's to report, and the builder's streams are this
- * thread's alone again, trimmed when their block ends. */
+/* Once cutting at every block stops, every piece stitched, the model is what a load on one
+ * thread has made of the lines so far, and the rest is loaded as one thread loads it, or in
+ * pieces with names of their own stitched one by one: a cost line the parser reads takes its
+ * fast path, a negative cost or a sum past 64 bits is the parser's to report, and the
+ * builder's streams are this thread's alone again, trimmed when their block ends. */
+/* What splitting_pays weighs: pieces settled before they grow to a piece's size on average;
+ * the lines the calling thread reads itself dense. */
+static int settled_short(const splitter *sp) {
+    return sp->cut_bytes < sp->settles * sp->piece_size;
+}
+static int names_dense(const splitter *sp) {
+    return sp->cut_bytes < sp->cut_marks * MIN_MARK_BYTES;
+}
+
+/* Cutting at every block stops for the rest of the load, every piece stitched. Where the
+ * names are dense, pieces with names of their own are cut from the next block on
+ * (begin_named); else the rest is the parser's. */
 static void give_up(splitter *sp) {
     sp->given_up = 1;
+    sp->named_next = !settled_short(sp) && names_dense(sp);
     sp->ps->split_sums = 0;
     sp->ps->b->streams_elsewhere = 0;
 }
 
-/* Whether cutting is worth going on with (PROBE_BYTES). */
+/* Whether cutting is worth going on with (PROBE_PIECES). */
 static int splitting_pays(const splitter *sp) {
-    int settled_short = sp->cut_bytes < sp->settles * sp->piece_size;
-    if (settled_short && sp->settles >= PROBE_SETTLES) return 0;
-    if (sp->cut_bytes < PROBE_BYTES) return 1;
-    return !settled_short && sp->cut_bytes >= sp->cut_marks * MIN_MARK_BYTES;
+    int short_ = settled_short(sp);
+    if (short_ && sp->settles >= PROBE_SETTLES) return 0;
+    if (sp->cut_bytes < PROBE_PIECES * sp->piece_size) return 1;
+    return !short_ && !names_dense(sp);
 }
 
 /* The current piece ends before the candidate fn= line, where a new one begins. */
@@ -872,6 +1102,148 @@ static int cut(splitter *sp) {
     sp->cand = 0;
     sp->cut_bytes += a->len;
     return submit(sp, a);
+}
+
+/* A piece's text parsed by the calling thread as one thread parses it; -1 with `failed` at a
+ * fault (the load's error). */
+static int parse_again(splitter *sp, piece *pc) {
+    parser *ps = sp->ps;
+    for (size_t i = 0; i < pc->nsegs; i++) {
+        if (parse_lines(ps, pc->segs[i].text, pc->segs[i].len, ps->site.err)) {
+            if (ps->split_redo)
+                sp->redo = 1;
+            else
+                sp->failed = 1;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A piece with names of its own that one thread would read otherwise (a header line, a fault,
+ * a name the stitch cannot place; `first`, taken off the queue): it, every piece after it and
+ * the text being cut are parsed by the calling thread as one thread parses them, and cutting
+ * ends for the load. No worker parses meanwhile: the parser may open sections and make names. */
+static int abandon_named(splitter *sp, piece *first) {
+    sp->named = sp->named_next = 0;
+    pthread_mutex_lock(&sp->mu);
+    piece *untaken = sp->todo;
+    sp->todo = NULL;
+    for (piece *q = sp->head; q && q != untaken; q = q->next)
+        while (!q->done) pthread_cond_wait(&sp->done, &sp->mu);
+    pthread_mutex_unlock(&sp->mu);
+    int rc = parse_again(sp, first);
+    piece_done(sp, first);
+    while (!rc && sp->head) {
+        pthread_mutex_lock(&sp->mu);
+        piece *pc = sp->head;
+        sp->head = pc->next;
+        if (!sp->head) sp->tail = NULL;
+        sp->queued--;
+        pthread_mutex_unlock(&sp->mu);
+        rc = parse_again(sp, pc);
+        piece_done(sp, pc);
+    }
+    if (!rc && sp->cur) {
+        rc = parse_again(sp, sp->cur);
+        piece_done(sp, sp->cur);
+        sp->cur = NULL;
+    }
+    return rc;
+}
+
+/* The state a piece with names of its own begins in: the parser's where named cutting begins
+ * (every piece stitched), but for what changes from block to block: the names in force are
+ * the piece's first refs (piece_names.h), nothing waits, no position is known. */
+static void named_start(splitter *sp) {
+    parse_state *t = &sp->named_start;
+    *t = sp->ps->st;
+    t->lineno = 0;
+    memset(t->ids, 0, sizeof t->ids);
+    t->ob = PREF_OB;
+    t->fl = PREF_FL;
+    t->file = PREF_FILE;
+    t->cfn = PREF_CFN;
+    t->fn = NO_INDEX;
+    t->cob = t->cfi = t->jfi = t->jfn = NO_INDEX;
+    t->assoc = ASSOC_NONE;
+    for (int k = 0; k < COL_COUNT; k++) t->last[k] = 0, t->has_last[k] = 0;
+}
+
+/* Cutting stopped because the names are dense (Xdebug): from the block at hand on, pieces are
+ * cut at blocks only and their workers read their names themselves. */
+static int begin_named(splitter *sp) {
+    named_start(sp);
+    if (!(sp->cur = piece_new(sp, &sp->named_start, 0))) return -1;
+    sp->cur->named = 1;
+    sp->named = 1;
+    sp->named_next = 0;
+    return 0;
+}
+
+static int cut_named(splitter *sp) {
+    piece *a = sp->cur;
+    piece *b = piece_new(sp, &sp->named_start, 0);
+    if (!b) return -1;
+    b->named = 1;
+    sp->cur = b;
+    sp->cut_bytes += a->len;
+    return submit(sp, a);
+}
+
+/* The first block after `s` that begins at or after `from` in the lines [s, end) (s at a line
+ * start, from > s), or just before it: a fn= line, or the fl= line right before it; NULL when
+ * there is none. */
+static const char *next_block(const char *s, const char *from, const char *end) {
+    for (const char *p = from - 1;; p++) {
+        p = memchr(p, '\n', (size_t)(end - p));
+        if (!p || end - p < 4) return NULL;
+        if (p[1] != 'f' || p[2] != 'n' || p[3] != '=') continue;
+        const char *ls = p; /* the line before */
+        while (ls > s && ls[-1] != '\n') ls--;
+        const char *at = p - ls >= 3 && !memcmp(ls, "fl=", 3) ? ls : p + 1;
+        if (at > s) return at;
+    }
+}
+
+/* Whether the line at `s` is an fl= line and the one at `next` a fn= line: where the pieces with
+ * names of their own begin, so that the block's names are all the piece's (a function named
+ * once by the file in force where the piece begins and once by its fl= line would be two of
+ * the piece's functions, which the stitch cannot place). */
+static int starts_block(const char *s, const char *next, const char *end) {
+    return end - next >= 3 && !memcmp(s, "fl=", 3) && !memcmp(next, "fn=", 3);
+}
+
+/* Lines cut into pieces with names of their own: a piece ends before a block once it holds
+ * piece_size bytes; nothing else is looked at here (the workers find what they cannot read,
+ * and the stitch has those pieces parsed again). */
+static int named_lines(splitter *sp, const char *s, const char *end, cg_error *err) {
+    while (s < end) {
+        piece *pc = sp->cur;
+        size_t need = pc->len < sp->piece_size ? sp->piece_size - pc->len : 1;
+        if ((size_t)(end - s) <= need) break;
+        const char *at = next_block(s, s + need, end);
+        if (!at) break;
+        if (piece_add_text(sp, pc, s, (size_t)(at - s)) || cut_named(sp)) return -1;
+        s = at;
+        if (!sp->named) return s < end ? parse_lines(sp->ps, s, (size_t)(end - s), err) : 0;
+    }
+    return piece_add_text(sp, sp->cur, s, (size_t)(end - s));
+}
+
+/* A chunk while pieces with names of their own are cut. */
+static int named_chunk(splitter *sp, const char *data, size_t size, cg_error *err) {
+    int rc;
+    if (memchr(data, '\0', size)) {
+        /* the parser reports it: every piece stitched, cutting ends */
+        rc = settle_pieces(sp);
+        sp->named = 0;
+        if (!rc) rc = parse_lines(sp->ps, data, size, err);
+    } else {
+        rc = named_lines(sp, data, data + size, err);
+    }
+    if (rc && !sp->failed) sp->redo = 1;
+    return rc;
 }
 
 static int key_char(char c) {
@@ -978,14 +1350,15 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
     parser *ps = sp->ps;
     parse_state *st = &ps->st;
     ps->site.err = err;
-    if (sp->redo) return -1;
+    if (sp->redo || sp->failed) return -1;
     /* the chunk of the lines before, while pieces refer to it, lives on by them */
     if (sp->chunk && sp->chunk->refs) sp->chunk = NULL;
     if (sp->chunk) sp->chunk->base = data;
     sp->data = data;
     mark_scan_forget(&sp->scan);
+    if (sp->named) return named_chunk(sp, data, size, err);
     /* cutting stopped: the lines are the parser's, with no look for where a piece may begin */
-    if (sp->given_up && !sp->cur) return parse_lines(ps, data, size, err);
+    if (sp->given_up && !sp->cur && !sp->named_next) return parse_lines(ps, data, size, err);
     if (memchr(data, '\0', size)) {
         /* the parser reports it (so a piece's parser need not look for one) */
         if (settle_pieces(sp)) return -1;
@@ -1002,6 +1375,11 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
             /* lines go to the parser until a block begins where a piece may */
             const char *nl = memchr(s, '\n', (size_t)(end - s));
             const char *next = nl ? nl + 1 : end;
+            if (sp->named_next && starts_block(s, next, end) && can_begin(ps)) {
+                if (s > run && parse_lines(ps, run, (size_t)(s - run), err)) return -1;
+                if (begin_named(sp)) goto fail;
+                return named_chunk(sp, s, (size_t)(end - s), err);
+            }
             if (classify(s, nl ? nl : end) == L_FN) {
                 if (s > run && parse_lines(ps, run, (size_t)(s - run), err)) return -1;
                 run = s;
@@ -1156,7 +1534,9 @@ splitter *split_start(parser *ps, int workers, size_t piece_size) {
 int split_finish(splitter *sp, cg_error *err) {
     sp->ps->site.err = err;
     if (settle_pieces(sp)) {
-        set_error(err, CG_ERR_FORMAT, 0, "%s: loaded again on one thread", sp->ps->site.name);
+        /* a fault of the parser's in a piece it parsed again is the load's error */
+        if (!sp->failed)
+            set_error(err, CG_ERR_FORMAT, 0, "%s: loaded again on one thread", sp->ps->site.name);
         return -1;
     }
     /* the streams' last compactions, which the analysis would make on one thread: nothing adds

@@ -11,7 +11,13 @@
  * enough waiting or it would wait for one. Header lines and any line the splitter does not cut
  * around are parsed on the calling thread once every piece before them is in. A fault inside a
  * piece (a warning or an error), a negative cost or a sum beyond 64 bits makes the input load
- * again on one thread, so that every fault is reported as a load on one thread reports it. */
+ * again on one thread, so that every fault is reported as a load on one thread reports it.
+ *
+ * Where the names are most of the lines (Xdebug), the calling thread would read as much as
+ * one thread does: from a block on, it only cuts, and each piece's worker reads the piece's
+ * names too, numbering strings and functions in the piece (piece_names.h), which the stitch
+ * places in the model in input order; a piece one thread would read otherwise is parsed
+ * again on the calling thread, with every piece after it. */
 #ifndef CG_SPLIT_H
 #define CG_SPLIT_H
 

@@ -511,6 +511,65 @@ describe("a load on several threads", function()
     end
   end)
 
+  -- A profile whose lines are mostly names, as Xdebug writes it: one block per call, each
+  -- `fl=`, `fn=`, a self cost, a call (`cfl=`, `cfn=`, `calls=`, its cost); functions defined
+  -- as they are first met, some only past the middle. `within[i]` is put after block i's self
+  -- cost line, `after[i]` after the block.
+  local function names_text(within, after)
+    local out = { "version: 1", "creator: xdebug 3.2.2 (PHP 8.2.7)", "cmd: a.php", "part: 1",
+      "positions: line", "events: Time_(10ns) Memory_(bytes)", "" }
+    local defined = {}
+    local function name(id)
+      if defined[id] then return ("(%d)"):format(id) end
+      defined[id] = true
+      return ("(%d) php::f%d"):format(id, id)
+    end
+    for i = 1, 3000 do
+      local fn = i > 1500 and i % 10 == 0 and 300 + i % 40 + 1 or i % 300 + 1
+      out[#out + 1] = "fl=(1)" .. (i == 1 and " /a.php" or "")
+      out[#out + 1] = "fn=" .. name(fn)
+      out[#out + 1] = ("%d %d %d"):format(i % 90 + 1, i % 13 + 1, i % 5)
+      if within[i] then out[#out + 1] = within[i] end
+      out[#out + 1] = "cfl=(1)"
+      out[#out + 1] = "cfn=" .. name((i * 7) % 300 + 1)
+      out[#out + 1] = "calls=1 0 0"
+      out[#out + 1] = ("%d %d %d"):format(i % 50 + 1, i % 7 + 1, i % 3)
+      if after[i] then out[#out + 1] = after[i] end
+      out[#out + 1] = ""
+    end
+    return table.concat(out, "\n")
+  end
+
+  it("reads names on the workers where they are most of the lines, as one thread reads them", function()
+    -- past the first pieces the workers read the names too, and the stitch places them; what
+    -- one thread would read otherwise is parsed again on the calling thread, every piece after
+    -- it too: each case below, at the middle of the profile, against a load on one thread
+    local cases = {
+      plain = {},
+      redefined = { within = { [1600] = "fn=(3) php::other\n7 1 1" } },
+      undefined = { within = { [1600] = "cfl=(1)\ncfn=(9999)\ncalls=1 0 0\n3 1 1" } },
+      appended = { after = { [1600] = "==== NEW PROFILE file: a.php\nversion: 1\ncreator: xdebug 3.2.2\n"
+        .. "cmd: b.php\npart: 1\npositions: line\nevents: Time_(10ns) Memory_(bytes)\n" } },
+      inlined = { within = { [1600] = "fi=(2) /b.php\n12 4 1\nfe=(1)\n13 2 0", [2400] = "fi=(2)\n14 1 1\nfe=(1)" } },
+      objects = { within = { [1600] = "cob=(1) /usr/lib/x.so\ncfl=(1)\ncfn=(5)\ncalls=2 0 0\n4 1 1" } },
+      -- a callee's object given before a block and used by the call of the next
+      object_pending = { after = { [1600] = "cob=(2) /lib/y.so" } },
+      callee_before = { within = { [1601] = "calls=1 0 0\n5 1 1" } },
+      relative = { within = { [1600] = "+3 1 1\n-2 1 0" } },
+      negative = { within = { [1600] = "9 -4 1" } },
+      -- one function named by its text and by its id in turn: its calls in the order read
+      named_twice = { after = { [1600] = table.concat({ "fn=php::f3", "3 1 1", "cfl=(1)", "cfn=(20)",
+        "calls=1 0 0", "31 1 1", "fl=(1)", "fn=(3)", "4 1 1", "cfl=(1)", "cfn=(21)", "calls=1 0 0",
+        "32 1 1", "fl=(1)", "fn=php::f3", "5 1 1", "cfl=(1)", "cfn=(22)", "calls=1 0 0", "33 1 1" }, "\n") } },
+      jumps = { within = { [1600] = "jump=3 40\n41 0 0", [2400] = "jcnd=2/5 42\n43 0 0" } },
+      summary = { after = { [3000] = "summary: 1 2" } },
+    }
+    for name, case in pairs(cases) do
+      local text = names_text(case.within or {}, case.after or {})
+      same_everywhere("names " .. name, parse_of(text, name .. ".out"))
+    end
+  end)
+
   it("keeps sections, selections, Xdebug's profiles and inlined files in order", function()
     for name, text in pairs(TEXTS) do same_everywhere(name, parse_of(text, name)) end
     same_everywhere("compaction", parse_of(compaction_text(), "compaction"))
