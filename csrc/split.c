@@ -1104,19 +1104,21 @@ static int cut(splitter *sp) {
     return submit(sp, a);
 }
 
-/* A piece's text parsed by the calling thread as one thread parses it; -1 with `failed` at a
- * fault (the load's error). */
+/* Lines the calling thread's parser reads once pieces with names of their own are abandoned
+ * or settled; -1 with `failed` at a fault (the load's error, not one to load again for). */
+static int parse_settled(splitter *sp, const char *s, size_t n, cg_error *err) {
+    if (!parse_lines(sp->ps, s, n, err)) return 0;
+    if (sp->ps->split_redo)
+        sp->redo = 1;
+    else
+        sp->failed = 1;
+    return -1;
+}
+
+/* A piece's text parsed by the calling thread as one thread parses it. */
 static int parse_again(splitter *sp, piece *pc) {
-    parser *ps = sp->ps;
-    for (size_t i = 0; i < pc->nsegs; i++) {
-        if (parse_lines(ps, pc->segs[i].text, pc->segs[i].len, ps->site.err)) {
-            if (ps->split_redo)
-                sp->redo = 1;
-            else
-                sp->failed = 1;
-            return -1;
-        }
-    }
+    for (size_t i = 0; i < pc->nsegs; i++)
+        if (parse_settled(sp, pc->segs[i].text, pc->segs[i].len, sp->ps->site.err)) return -1;
     return 0;
 }
 
@@ -1226,7 +1228,7 @@ static int named_lines(splitter *sp, const char *s, const char *end, cg_error *e
         if (!at) break;
         if (piece_add_text(sp, pc, s, (size_t)(at - s)) || cut_named(sp)) return -1;
         s = at;
-        if (!sp->named) return s < end ? parse_lines(sp->ps, s, (size_t)(end - s), err) : 0;
+        if (!sp->named) return s < end ? parse_settled(sp, s, (size_t)(end - s), err) : 0;
     }
     return piece_add_text(sp, sp->cur, s, (size_t)(end - s));
 }
@@ -1238,7 +1240,7 @@ static int named_chunk(splitter *sp, const char *data, size_t size, cg_error *er
         /* the parser reports it: every piece stitched, cutting ends */
         rc = settle_pieces(sp);
         sp->named = 0;
-        if (!rc) rc = parse_lines(sp->ps, data, size, err);
+        if (!rc) rc = parse_settled(sp, data, size, err);
     } else {
         rc = named_lines(sp, data, data + size, err);
     }
@@ -1375,10 +1377,14 @@ static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {
             /* lines go to the parser until a block begins where a piece may */
             const char *nl = memchr(s, '\n', (size_t)(end - s));
             const char *next = nl ? nl + 1 : end;
-            if (sp->named_next && starts_block(s, next, end) && can_begin(ps)) {
+            if (sp->named_next && starts_block(s, next, end)) {
+                /* the state where the block begins, its lines before it read */
                 if (s > run && parse_lines(ps, run, (size_t)(s - run), err)) return -1;
-                if (begin_named(sp)) goto fail;
-                return named_chunk(sp, s, (size_t)(end - s), err);
+                run = s;
+                if (can_begin(ps)) {
+                    if (begin_named(sp)) goto fail;
+                    return named_chunk(sp, s, (size_t)(end - s), err);
+                }
             }
             if (classify(s, nl ? nl : end) == L_FN) {
                 if (s > run && parse_lines(ps, run, (size_t)(s - run), err)) return -1;

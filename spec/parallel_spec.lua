@@ -563,10 +563,13 @@ describe("a load on several threads", function()
         "32 1 1", "fl=(1)", "fn=php::f3", "5 1 1", "cfl=(1)", "cfn=(22)", "calls=1 0 0", "33 1 1" }, "\n") } },
       jumps = { within = { [1600] = "jump=3 40\n41 0 0", [2400] = "jcnd=2/5 42\n43 0 0" } },
       summary = { after = { [3000] = "summary: 1 2" } },
+      -- a second part the options leave out, and a third they keep
+      parts = { after = { [1600] = "part: 2\n", [2400] = "part: 3\n" }, opts = { part = 3 } },
+      parts_first = { after = { [1600] = "part: 2\n" }, opts = { part = 1 } },
     }
     for name, case in pairs(cases) do
       local text = names_text(case.within or {}, case.after or {})
-      same_everywhere("names " .. name, parse_of(text, name .. ".out"))
+      same_everywhere("names " .. name, parse_of(text, name .. ".out"), case.opts)
     end
   end)
 
