@@ -1,6 +1,7 @@
 #include "idxtab.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "vec.h"
 
@@ -8,6 +9,11 @@ void idxtab_free(idxtab *t) {
     free(t->slots);
     t->slots = NULL;
     t->mask = 0;
+    t->count = 0;
+}
+
+void idxtab_clear(idxtab *t) {
+    if (t->count) memset(t->slots, 0, (t->mask + 1) * sizeof *t->slots);
     t->count = 0;
 }
 

@@ -19,6 +19,8 @@ typedef struct idxtab {
 #define IDXTAB_MAX_RECORDS 0x7fffffffu
 
 void idxtab_free(idxtab *t);
+/* Empties the index, keeping its room (a piece's tables, used again for the next piece). */
+void idxtab_clear(idxtab *t);
 /* Makes sure one more record fits; returns 0 or -1 (out of memory, or too many records). */
 int idxtab_grow(idxtab *t);
 

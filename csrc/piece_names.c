@@ -16,9 +16,9 @@ void piece_names_reset(piece_names *pn, uint64_t seed) {
     }
     pn->seed = seed;
     pn->nrefs = PREF_FIRST;
-    pn->ntexts = pn->nfns = pn->ndefs = 0;
-    if (pn->text_tab) memset(pn->text_tab, 0, pn->text_cap * sizeof *pn->text_tab);
-    if (pn->fn_tab) memset(pn->fn_tab, 0, pn->fn_cap * sizeof *pn->fn_tab);
+    pn->nfns = pn->ndefs = 0;
+    idxtab_clear(&pn->texts);
+    idxtab_clear(&pn->fn_index);
     if (pn->by_name) memset(pn->by_name, 0, pn->by_name_cap * sizeof *pn->by_name);
 }
 
@@ -26,9 +26,9 @@ void piece_names_free(piece_names *pn) {
     if (pn->ready)
         for (int t = 0; t < IDS_COUNT; t++) idmap_free(&pn->ids[t]);
     free(pn->refs);
-    free(pn->text_tab);
+    idxtab_free(&pn->texts);
     free(pn->fns);
-    free(pn->fn_tab);
+    idxtab_free(&pn->fn_index);
     free(pn->by_name);
     free(pn->defs);
     free(pn->ref_map);
@@ -45,48 +45,23 @@ static int new_ref(piece_names *pn, piece_ref r, uint32_t *ref) {
     return 0;
 }
 
-static uint32_t text_hash(const piece_names *pn, const char *s, size_t len) {
-    return (uint32_t)hash_bytes(s, len, pn->seed);
-}
-
-/* Doubles a table of `ref + 1` (or index + 1) entries, each placed again by `hash`. */
-static int table_grow(uint32_t **tab, size_t *cap, size_t n, const piece_names *pn,
-                      uint32_t (*hash)(const piece_names *, uint32_t)) {
-    size_t c = *cap ? 2 * *cap : 64;
-    while (2 * (n + 1) > c) c *= 2;
-    uint32_t *t = zeroed_array(c, sizeof *t);
-    if (!t) return -1;
-    for (size_t i = 0; i < *cap; i++) {
-        if (!(*tab)[i]) continue;
-        size_t h = hash(pn, (*tab)[i] - 1) & (c - 1);
-        while (t[h]) h = (h + 1) & (c - 1);
-        t[h] = (*tab)[i];
-    }
-    free(*tab);
-    *tab = t;
-    *cap = c;
-    return 0;
-}
-
-static uint32_t ref_text_hash(const piece_names *pn, uint32_t ref) {
-    return text_hash(pn, pn->refs[ref].text, pn->refs[ref].len);
+static int text_eq(const void *ctx, uint32_t ref, const void *key) {
+    const piece_ref *r = &((const piece_names *)ctx)->refs[ref], *k = key;
+    return r->len == k->len && !memcmp(r->text, k->text, k->len);
 }
 
 int piece_names_text(piece_names *pn, const char *s, size_t len, uint32_t *ref) {
-    if (2 * (pn->ntexts + 1) > pn->text_cap &&
-        table_grow(&pn->text_tab, &pn->text_cap, pn->ntexts, pn, ref_text_hash))
-        return -1;
-    size_t mask = pn->text_cap - 1, h = text_hash(pn, s, len) & mask;
-    for (; pn->text_tab[h]; h = (h + 1) & mask) {
-        const piece_ref *r = &pn->refs[pn->text_tab[h] - 1];
-        if (r->len == len && !memcmp(r->text, s, len)) {
-            *ref = pn->text_tab[h] - 1;
-            return 0;
-        }
+    piece_ref key = {s, len, 0, 0};
+    uint32_t tag = (uint32_t)hash_bytes(s, len, pn->seed);
+    size_t slot;
+    int64_t found = idxtab_find(&pn->texts, tag, text_eq, pn, &key, &slot);
+    if (found >= 0) {
+        *ref = (uint32_t)found;
+        return 0;
     }
-    if (new_ref(pn, (piece_ref){s, len, 0, 0}, ref)) return -1;
-    pn->text_tab[h] = *ref + 1;
-    pn->ntexts++;
+    if (idxtab_grow(&pn->texts) || new_ref(pn, key, ref)) return -1;
+    (void)idxtab_find(&pn->texts, tag, text_eq, pn, &key, &slot); /* the slot after growing */
+    idxtab_put(&pn->texts, slot, tag, *ref);
     return 0;
 }
 
@@ -103,10 +78,9 @@ int piece_names_define(piece_names *pn, int table, uint64_t id, uint32_t ref) {
 static int function_lookup(piece_names *pn, uint32_t name, uint32_t file, uint32_t object,
                            int defined, uint32_t *fn);
 
-static uint32_t fn_hash(const piece_names *pn, uint32_t fn) {
-    const piece_fn *f = &pn->fns[fn];
-    return (uint32_t)hash_mix(
-        hash_combine(hash_combine(hash_combine(pn->seed, f->name), f->file), f->object));
+static int fn_eq(const void *ctx, uint32_t index, const void *key) {
+    const piece_fn *f = &((const piece_names *)ctx)->fns[index], *k = key;
+    return f->name == k->name && f->file == k->file && f->object == k->object;
 }
 
 int piece_names_function(piece_names *pn, uint32_t name, uint32_t file, uint32_t object,
@@ -129,30 +103,24 @@ int piece_names_function(piece_names *pn, uint32_t name, uint32_t file, uint32_t
     return 0;
 }
 
-/* The function of those refs through the table, made when new. */
+/* The function of those refs through the index, made when new. */
 static int function_lookup(piece_names *pn, uint32_t name, uint32_t file, uint32_t object,
                            int defined, uint32_t *fn) {
-    if (2 * (pn->nfns + 1) > pn->fn_cap &&
-        table_grow(&pn->fn_tab, &pn->fn_cap, pn->nfns, pn, fn_hash))
-        return -1;
-    piece_fn key = {name, file, object, 0};
-    size_t mask = pn->fn_cap - 1;
-    size_t h =
-        (uint32_t)hash_mix(hash_combine(hash_combine(hash_combine(pn->seed, name), file), object)) &
-        mask;
-    for (; pn->fn_tab[h]; h = (h + 1) & mask) {
-        piece_fn *f = &pn->fns[pn->fn_tab[h] - 1];
-        if (f->name == name && f->file == file && f->object == object) {
-            f->defined |= defined;
-            *fn = pn->fn_tab[h] - 1;
-            return 0;
-        }
+    piece_fn key = {name, file, object, defined};
+    uint32_t tag =
+        (uint32_t)hash_mix(hash_combine(hash_combine(hash_combine(pn->seed, name), file), object));
+    size_t slot;
+    int64_t found = idxtab_find(&pn->fn_index, tag, fn_eq, pn, &key, &slot);
+    if (found >= 0) {
+        pn->fns[found].defined |= defined;
+        *fn = (uint32_t)found;
+        return 0;
     }
-    if (VEC_RESERVE(pn->fns, pn->fns_cap, pn->nfns + 1)) return -1;
-    key.defined = defined;
+    if (idxtab_grow(&pn->fn_index) || VEC_RESERVE(pn->fns, pn->fns_cap, pn->nfns + 1)) return -1;
+    (void)idxtab_find(&pn->fn_index, tag, fn_eq, pn, &key, &slot); /* the slot after growing */
     pn->fns[pn->nfns] = key;
     *fn = (uint32_t)pn->nfns++;
-    pn->fn_tab[h] = *fn + 1;
+    idxtab_put(&pn->fn_index, slot, tag, *fn);
     return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include "builder.h"
 #include "idmap.h"
+#include "idxtab.h"
 #include "parser.h"
 
 /* Hidden from the module's dynamic symbols whatever the build's flags (docs/design.md). */
@@ -46,12 +47,10 @@ typedef struct piece_names {
     idmap ids[IDS_COUNT]; /* the piece's compressed ids -> refs, for its parser */
     piece_ref *refs;
     size_t nrefs, refs_cap;
-    uint32_t *text_tab; /* written strings by text: ref + 1, 0 = free */
-    size_t text_cap, ntexts;
+    idxtab texts; /* the refs of written strings, by text */
     piece_fn *fns;
     size_t nfns, fns_cap;
-    uint32_t *fn_tab; /* functions by identity: index + 1, 0 = free */
-    size_t fn_cap;
+    idxtab fn_index; /* the functions, by identity */
     /* the function last found under a name ref, tried first (a name is nearly always one
      * function): index + 1, 0 = none; by ref, [0, by_name_cap) */
     uint32_t *by_name;

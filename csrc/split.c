@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "idxtab.h"
 #include "mark_scan.h"
 #include "numparse.h"
 #include "pages.h"
@@ -72,13 +73,13 @@ typedef struct piece_build {
     int block_later;
     const line_scratch *scratch; /* of the thread parsing the piece, while it does, or NULL */
     /* A piece with names of its own (summed): its line records summed by (slot, file, line,
-     * address) in the order first seen, costs a row of nraw each, found through sum_tab
-     * (record + 1, 0 = free), rather than kept in streams: the stitch adds them one by one. */
+     * address) in the order first seen, costs a row of nraw each, found through sum_index,
+     * rather than kept in streams: the stitch adds them one by one. */
     int summed;
     line_sum *sums;
     cg_cost *sum_costs;
-    uint32_t *sum_tab;
-    size_t nsums, sums_cap, sum_costs_cap, sum_tab_cap;
+    idxtab sum_index;
+    size_t nsums, sums_cap, sum_costs_cap;
     uint32_t *slot_of; /* a summed piece's slot + 1 by function number, 0 = none */
     size_t slot_of_cap;
 } piece_build;
@@ -101,7 +102,7 @@ static void drop_functions(piece_build *pb, int keep_blocks) {
 static void build_reset(piece_build *pb) {
     drop_functions(pb, 1);
     pb->ncalls = pb->njumps = 0;
-    if (pb->nsums) memset(pb->sum_tab, 0, pb->sum_tab_cap * sizeof *pb->sum_tab);
+    idxtab_clear(&pb->sum_index);
     pb->nsums = 0;
     if (pb->ctab) memset(pb->ctab, 0, pb->ctab_cap * sizeof *pb->ctab);
     if (pb->jtab) memset(pb->jtab, 0, pb->jtab_cap * sizeof *pb->jtab);
@@ -121,7 +122,7 @@ static void build_free(piece_build *pb) {
     free(pb->raw);
     free(pb->sums);
     free(pb->sum_costs);
-    free(pb->sum_tab);
+    idxtab_free(&pb->sum_index);
     free(pb->slot_of);
     memset(pb, 0, sizeof *pb);
 }
@@ -212,48 +213,31 @@ static inline int64_t fn_slot(piece_build *pb, uint32_t fn) {
     return fn_slot_lookup(pb, fn);
 }
 
-static inline uint32_t sum_hash(const piece_build *pb, const line_sum *k) {
-    return (uint32_t)hash_mix(hash_combine(
-        hash_combine(hash_combine(hash_combine(pb->seed, k->slot), k->file), k->line), k->addr));
-}
-
-static int sum_table_grow(piece_build *pb) {
-    size_t cap = pb->sum_tab_cap ? 2 * pb->sum_tab_cap : 256;
-    uint32_t *t = zeroed_array(cap, sizeof *t);
-    if (!t) return -1;
-    for (size_t i = 0; i < pb->nsums; i++) {
-        size_t h = sum_hash(pb, &pb->sums[i]) & (cap - 1);
-        while (t[h]) h = (h + 1) & (cap - 1);
-        t[h] = (uint32_t)i + 1;
-    }
-    free(pb->sum_tab);
-    pb->sum_tab = t;
-    pb->sum_tab_cap = cap;
-    return 0;
+static int sum_eq(const void *ctx, uint32_t index, const void *key) {
+    const line_sum *e = &((const piece_build *)ctx)->sums[index], *k = key;
+    return e->slot == k->slot && e->file == k->file && e->line == k->line && e->addr == k->addr;
 }
 
 /* A line record of a summed piece added to its sum; -1 out of memory or past 64 bits. */
 static int sum_line(piece_build *pb, uint32_t slot, uint32_t file, uint64_t line, uint64_t addr,
                     const cg_cost *costs, size_t n) {
     size_t width = pb->nraw ? pb->nraw : 1;
-    if (2 * (pb->nsums + 1) > pb->sum_tab_cap && sum_table_grow(pb)) return -1;
     line_sum key = {slot, file, line, addr};
-    size_t mask = pb->sum_tab_cap - 1, h = sum_hash(pb, &key) & mask;
-    for (; pb->sum_tab[h]; h = (h + 1) & mask) {
-        uint32_t i = pb->sum_tab[h] - 1;
-        const line_sum *e = &pb->sums[i];
-        if (e->slot == slot && e->file == file && e->line == line && e->addr == addr)
-            return row_add(&pb->sum_costs[(size_t)i * width], costs, n) ? -1 : 0;
-    }
-    if (VEC_RESERVE(pb->sums, pb->sums_cap, pb->nsums + 1) ||
+    uint32_t tag = (uint32_t)hash_mix(
+        hash_combine(hash_combine(hash_combine(hash_combine(pb->seed, slot), file), line), addr));
+    size_t at;
+    int64_t found = idxtab_find(&pb->sum_index, tag, sum_eq, pb, &key, &at);
+    if (found >= 0) return row_add(&pb->sum_costs[(size_t)found * width], costs, n) ? -1 : 0;
+    if (idxtab_grow(&pb->sum_index) || VEC_RESERVE(pb->sums, pb->sums_cap, pb->nsums + 1) ||
         vec_reserve((void **)&pb->sum_costs, &pb->sum_costs_cap, (pb->nsums + 1) * width,
                     sizeof *pb->sum_costs))
         return -1;
+    (void)idxtab_find(&pb->sum_index, tag, sum_eq, pb, &key, &at); /* the slot after growing */
     cg_cost *row = &pb->sum_costs[pb->nsums * width];
     memcpy(row, costs, n * sizeof *row);
     memset(row + n, 0, (width - n) * sizeof *row);
     pb->sums[pb->nsums] = key;
-    pb->sum_tab[h] = (uint32_t)++pb->nsums;
+    idxtab_put(&pb->sum_index, at, tag, (uint32_t)pb->nsums++);
     return 0;
 }
 
