@@ -139,20 +139,39 @@ static int enter_body(parser *ps) {
 
 /* ---- names: `name`, `(id) name`, `(id)` ---- */
 
+/* Whether a name is written `(id)` or `(id) name`. */
+static inline int is_compressed(const char *s, const char *end) {
+    return end - s >= 2 && s[0] == '(' && is_digit(s[1]);
+}
+
+/* The id of a compressed name at `s` (is_compressed) into *id, and where the text after its
+ * ')' and the blanks after it begins; NULL when the id does not fit in 64 bits (*too_large) or
+ * no ')' ends it. */
+static const char *compressed_id(const char *s, const char *end, uint64_t *id, int *too_large) {
+    uint64_t v = 0;
+    *too_large = 0;
+    for (s++; s < end && is_digit(*s); s++) {
+        uint64_t d = (uint64_t)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10) {
+            *too_large = 1;
+            return NULL;
+        }
+        v = v * 10 + d;
+    }
+    if (s == end || *s != ')') return NULL;
+    *id = v;
+    return skip_space(s + 1, end);
+}
+
 /* name_text for a piece with names of its own: refs of the piece. What one thread would warn
  * of or fail on stops the piece, which is then parsed again as one thread parses it. */
 static int own_name_text(parser *ps, int table, const char *s, const char *end, uint32_t *out) {
     piece_names *pn = ps->own;
-    if (!(end - s >= 2 && s[0] == '(' && is_digit(s[1])))
+    if (!is_compressed(s, end))
         return piece_names_text(pn, s, (size_t)(end - s), out) ? stopped(ps) : LINE_OK;
-    uint64_t id = 0;
-    for (s++; s < end && is_digit(*s); s++) {
-        uint64_t d = (uint64_t)(*s - '0');
-        if (id > (UINT64_MAX - d) / 10) return stopped(ps);
-        id = id * 10 + d;
-    }
-    if (s == end || *s != ')') return stopped(ps);
-    s = skip_space(s + 1, end);
+    uint64_t id;
+    int too_large;
+    if (!(s = compressed_id(s, end, &id, &too_large))) return stopped(ps);
     idmap *map = &ps->st.ids[table];
     int64_t bound = idmap_get(map, id);
     if (s == end) {
@@ -175,23 +194,17 @@ static int own_name_text(parser *ps, int table, const char *s, const char *end, 
 static int name_text(parser *ps, int table, const char *s, const char *end, uint32_t *out) {
     parse_state *st = &ps->st;
     if (ps->own) return own_name_text(ps, table, s, end, out);
-    if (!(end - s >= 2 && s[0] == '(' && is_digit(s[1])))
-        return intern(ps, s, (size_t)(end - s), out);
-    const char *start = s++;
-    uint64_t id = 0;
-    while (s < end && is_digit(*s)) {
-        uint64_t d = (uint64_t)(*s - '0');
-        if (id > (UINT64_MAX - d) / 10) return malformed(ps, "%s id too large", ids_label[table]);
-        id = id * 10 + d;
-        s++;
-    }
-    if (s == end || *s != ')') {
+    if (!is_compressed(s, end)) return intern(ps, s, (size_t)(end - s), out);
+    const char *start = s;
+    uint64_t id;
+    int too_large;
+    if (!(s = compressed_id(s, end, &id, &too_large))) {
+        if (too_large) return malformed(ps, "%s id too large", ids_label[table]);
         const char *close = memchr(start, ')', (size_t)(end - start));
         int shown = (int)((close ? close + 1 : end) - start);
         return malformed(ps, "bad compressed %s id '%.*s'", ids_label[table],
                          shown > TOKEN_SHOWN ? TOKEN_SHOWN : shown, start);
     }
-    s = skip_space(s + 1, end);
     idmap *map = &st->ids[table];
     int64_t bound = idmap_get(map, id);
     if (s == end) {
