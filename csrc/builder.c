@@ -29,6 +29,7 @@ status builder_init(builder *b, const section_choice *choice, size_t max_warning
     b->scratch.seed = b->seed;
     line_scratch_lend(&b->scratch, b->p->blocks);
     b->block_fn = NO_INDEX;
+    b->held_fn = NO_INDEX;
     b->section = CG_NONE;
     rec_pool_init(&b->pool, RECS_BLOCK);
     if (choice) b->choice = *choice;
@@ -76,6 +77,7 @@ static void free_record_state(builder *b) {
 }
 
 void builder_free(builder *b) {
+    line_block_free(&b->held);
     line_scratch_free(&b->scratch); /* its heap back to the profile's regions first */
     cg_profile_free(b->p);
     b->p = NULL;
@@ -190,8 +192,10 @@ status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object,
 int build_defined(builder *b, uint32_t fn) {
     int again = b->fn_defined[fn];
     b->fn_defined[fn] = 1;
-    /* the block of another function begins: the last one's records are most likely complete */
-    if (b->block_fn != NO_INDEX && b->block_fn != fn && !b->streams_elsewhere)
+    /* the block of another function begins: the last one's records are most likely complete
+     * (held ones not yet: build_release_held gives the room back once they join it) */
+    if (b->block_fn != NO_INDEX && b->block_fn != fn && !b->streams_elsewhere &&
+        b->block_fn != b->held_fn)
         line_leave(&b->p->line_stores[b->block_fn], &b->scratch);
     b->block_fn = fn;
     b->block_rec = fn < b->rec_of_cap ? b->rec_of[fn] : 0;
@@ -227,6 +231,27 @@ static inline int add_to_rows(cg_cost *x, cg_cost *y, const cg_cost *v, size_t n
     return 0;
 }
 
+/* A record of a held stream (line_block.h): held with the records of its block, which join
+ * the stream once another function's are held, or once the block is full. After a negative
+ * cost nothing is held again (sums could then overflow where the stream's would not), and
+ * that record and the ones after it are appended as they come. */
+static status hold_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
+                        const cg_cost *costs, size_t n) {
+    cg_profile *p = b->p;
+    int negative = any_negative(costs, n);
+    status rc;
+    if ((fn != b->held_fn || line_block_full(&b->held) || negative) &&
+        (rc = build_release_held(b)))
+        return rc;
+    if (negative) {
+        b->held_off = 1;
+        return line_append(&p->line_stores[fn], file, line, addr, costs, n,
+                           b->strings_busy ? NULL : &p->strings, p->nraw, &b->scratch);
+    }
+    b->held_fn = fn;
+    return line_block_add(&b->held, file, line, addr, costs, n, p->nraw, b->seed);
+}
+
 status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
                   const cg_cost *costs, size_t n) {
     cg_profile *p = b->p;
@@ -248,8 +273,24 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
             return ST_OVERFLOW;
         if (row_add(self, costs, n)) return ST_OVERFLOW;
     }
-    return line_append(&p->line_stores[fn], file, line, addr, costs, n,
-                       b->strings_busy ? NULL : &p->strings, p->nraw, &b->scratch);
+    line_store *s = &p->line_stores[fn];
+    if (s->held && !b->streams_elsewhere && !b->held_off)
+        return hold_line(b, fn, file, line, addr, costs, n);
+    return line_append(s, file, line, addr, costs, n, b->strings_busy ? NULL : &p->strings, p->nraw,
+                       &b->scratch);
+}
+
+status build_release_held(builder *b) {
+    uint32_t fn = b->held_fn;
+    if (fn == NO_INDEX) return ST_OK;
+    cg_profile *p = b->p;
+    line_store *s = &p->line_stores[fn];
+    b->held_fn = NO_INDEX;
+    status rc =
+        line_block_flush(&b->held, s, b->strings_busy ? NULL : &p->strings, p->nraw, &b->scratch);
+    /* its block is over (build_defined left its room for now) */
+    if (!rc && fn != b->block_fn) line_leave(s, &b->scratch);
+    return rc;
 }
 
 /* ---- calls and jumps ---- */

@@ -8,6 +8,7 @@
 #include "events.h"
 #include "fault.h"
 #include "fnrecs.h"
+#include "line_block.h"
 #include "model.h"
 #include "status.h"
 
@@ -39,6 +40,11 @@ typedef struct builder {
     int strings_busy;
     /* other threads join line streams (split.h): a new block does not trim the last one's */
     int streams_elsewhere;
+    /* the records of a block of held_fn held by position (line_block.h), or held_fn NO_INDEX;
+     * none after the load's first negative cost (held_off) */
+    line_block held;
+    uint32_t held_fn;
+    int held_off;
     event_desc *descs;
     size_t ndescs, descs_cap;
     /* For resolve.c: functions bound by a fn= line, calls whose callee file was guessed (the
@@ -107,6 +113,9 @@ int build_defined(builder *b, uint32_t fn);
  * the section's sum that overflows. */
 status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
                   const cg_cost *costs, size_t n);
+/* The held records join their function's stream: before the streams are read, or joined by
+ * other threads. */
+status build_release_held(builder *b);
 /* Adds a call (counts summed) and gives its cost row, to which the caller adds; ST_OVERFLOW
  * when the summed count saturates (the row is still given). `guessed`: the callee's file was
  * not given in the input. */

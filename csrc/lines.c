@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "line_key.h"
 #include "msort.h"
 
 enum { MIN_BYTES = 64, FAST_GROWTH = 4096, K_ESCAPE = LINE_K_ESCAPE };
@@ -314,25 +315,6 @@ int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t fi
  * stream's bytes (put_merged); beyond, it sums equal positions through a hash table and sorts the
  * distinct ones. Either way equal positions are summed in the order they were read. */
 
-typedef struct key {
-    uint64_t addr, line;
-    uint32_t file;
-} key;
-
-/* (address, line, file name) order; the file id stands for the name while the strings may not
- * be read. */
-static inline int key_cmp(const strtab *strings, const key *x, const key *y) {
-    if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
-    if (x->line != y->line) return x->line < y->line ? -1 : 1;
-    if (x->file == y->file) return 0;
-    if (!strings) return x->file < y->file ? -1 : 1;
-    return strcmp(strtab_get(strings, x->file), strtab_get(strings, y->file));
-}
-
-static inline int ascending(const key *prev, const key *k) {
-    return k->addr > prev->addr || (k->addr == prev->addr && k->line > prev->line);
-}
-
 /* Grows the scratch space to `bytes`. */
 static status scratch_reserve(line_scratch *scratch, size_t bytes) {
     if (scratch->cap >= bytes) return ST_OK;
@@ -344,7 +326,7 @@ static status scratch_reserve(line_scratch *scratch, size_t bytes) {
 }
 
 /* Appends the record of key `k` and costs `row` (nraw of them) to `out`. */
-ALWAYS_INLINE status put_record(line_store *out, const key *k, const cg_cost *row, size_t nraw,
+ALWAYS_INLINE status put_record(line_store *out, const line_key *k, const cg_cost *row, size_t nraw,
                                 const line_scratch *by) {
     size_t n = nraw;
     while (n && row[n - 1] == 0) n--;
@@ -375,7 +357,7 @@ static inline status add_row(cg_cost *sum, const cg_cost *row, size_t nraw) {
  * starts, and room for the merge. */
 typedef struct decoded {
     const unsigned char *data; /* the stream's bytes */
-    key *keys;
+    line_key *keys;
     cg_cost *costs;        /* `width` per record, filled when `summed` is not 0 */
     cg_cost *first;        /* each record's first cost, as read (0 when it has none) */
     size_t *offsets;       /* of each record in the stream, and the end of the last */
@@ -413,8 +395,8 @@ ALWAYS_INLINE void decode_records(const line_store *s, decoded *d, size_t nraw, 
         p = lazy ? decode_position(p, &file, &line, &addr, &first)
                  : decode_next(p, &file, &line, &addr, d->costs + i * width, nraw, &first);
         d->first[i] = first;
-        key k = {addr, line, file};
-        if (i == 0 || !ascending(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
+        line_key k = {addr, line, file};
+        if (i == 0 || !line_key_follows(&d->keys[i - 1], &k)) d->starts[runs++] = (uint32_t)i;
         d->keys[i] = k;
     }
     d->offsets[n] = (size_t)(p - s->data);
@@ -473,12 +455,12 @@ ALWAYS_INLINE status decode_all(const line_store *s, size_t nraw, line_scratch *
     size_t n = s->count, width = nraw ? nraw : 1;
     /* per record: its key, costs, first cost and offset, at worst a run of its own, two record
      * numbers and whether it was summed */
-    size_t per =
-        sizeof(key) + (width + 1) * sizeof(cg_cost) + sizeof(size_t) + 3 * sizeof(uint32_t) + 1;
+    size_t per = sizeof(line_key) + (width + 1) * sizeof(cg_cost) + sizeof(size_t) +
+                 3 * sizeof(uint32_t) + 1;
     if (n >= (SIZE_MAX - extra) / per - 1) return ST_NOMEM;
     if (scratch_reserve(scratch, extra + n * per + sizeof(size_t) + sizeof(uint32_t)))
         return ST_NOMEM;
-    d->keys = (key *)((char *)scratch->mem + extra);
+    d->keys = (line_key *)((char *)scratch->mem + extra);
     d->costs = (cg_cost *)(d->keys + n);
     d->first = d->costs + n * width;
     d->offsets = (size_t *)(d->first + n);
@@ -506,7 +488,7 @@ ALWAYS_INLINE status decode_all(const line_store *s, size_t nraw, line_scratch *
  * number of records the merge keeps goes to *len, their order to d->a. */
 ALWAYS_INLINE status merge_in_turn(decoded *d, const strtab *strings, size_t nraw, int lazy,
                                    size_t *len_out) {
-    const key *keys = d->keys;
+    const line_key *keys = d->keys;
     uint32_t *acc = d->a, *next = d->b;
     size_t len = d->starts[1];
     for (size_t i = 0; i < len; i++) acc[i] = (uint32_t)i;
@@ -514,7 +496,7 @@ ALWAYS_INLINE status merge_in_turn(decoded *d, const strtab *strings, size_t nra
         size_t ai = 0, m = 0;
         for (uint32_t j = d->starts[r]; j < d->starts[r + 1]; j++) {
             int c = -1;
-            while (ai < len && (c = key_cmp(strings, &keys[acc[ai]], &keys[j])) < 0)
+            while (ai < len && (c = line_key_cmp(strings, &keys[acc[ai]], &keys[j])) < 0)
                 next[m++] = acc[ai++];
             if (ai < len && c == 0) {
                 if (sum_into(d, acc[ai], j, nraw, lazy)) return ST_OVERFLOW;
@@ -558,7 +540,7 @@ ALWAYS_INLINE status put_merged(const line_store *s, decoded *d, size_t len, siz
             memcpy(out->data + out->used, s->data + d->offsets[j], bytes);
             out->used += bytes;
             out->count += (uint32_t)m;
-            const key *last = &d->keys[j + m - 1];
+            const line_key *last = &d->keys[j + m - 1];
             out->last_file = last->file;
             out->last_line = last->line;
             out->last_addr = last->addr;
@@ -575,24 +557,13 @@ ALWAYS_INLINE status put_merged(const line_store *s, decoded *d, size_t len, siz
 
 /* Many runs (Xdebug writes a block per call, a few records each): equal positions are summed
  * through a hash table into the row of their first record, in reading order, and only the
- * distinct positions are sorted. The table is seeded per load, so that no input can make its
- * probes long. */
-static inline uint32_t key_hash(const key *k, uint64_t seed) {
-    uint64_t h =
-        ((k->addr ^ seed) * 0x9e3779b97f4a7c15ULL) ^ (k->line * 0xc2b2ae3d27d4eb4fULL) ^ k->file;
-    return (uint32_t)((h ^ (h >> 29)) * 0x165667b19e3779f9ULL >> 32);
-}
-
-static inline int key_same(const key *a, const key *b) {
-    return a->addr == b->addr && a->line == b->line && a->file == b->file;
-}
-
+ * distinct positions are sorted. */
 typedef struct sorter {
-    const key *keys;
+    const line_key *keys;
     const strtab *strings;
 } sorter;
 
-#define KEY_BEFORE(st, a, b) (key_cmp((st)->strings, &(st)->keys[*(a)], &(st)->keys[*(b)]) < 0)
+#define KEY_BEFORE(st, a, b) (line_key_cmp((st)->strings, &(st)->keys[*(a)], &(st)->keys[*(b)]) < 0)
 DEFINE_MERGE_SORT(sort_order, uint32_t, const sorter *, KEY_BEFORE)
 
 static size_t hash_slots(size_t n) {
@@ -604,14 +575,15 @@ static size_t hash_slots(size_t n) {
 static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, int lazy, size_t used,
                            uint32_t *table, size_t slots, uint64_t seed, size_t *len_out,
                            line_store *out) {
-    const key *keys = d->keys;
+    const line_key *keys = d->keys;
     uint32_t *order = d->a, *tmp = d->b, *bounds = d->starts; /* the runs are not needed */
     memset(table, 0, slots * sizeof *table);                  /* record number + 1, 0 = free */
     size_t distinct = 0;
     for (size_t i = 0; i < d->n; i++) {
-        const key *k = &keys[i];
-        size_t slot = key_hash(k, seed) & (slots - 1);
-        while (table[slot] && !key_same(&keys[table[slot] - 1], k)) slot = (slot + 1) & (slots - 1);
+        const line_key *k = &keys[i];
+        size_t slot = line_key_hash(k, seed) & (slots - 1);
+        while (table[slot] && !line_key_same(&keys[table[slot] - 1], k))
+            slot = (slot + 1) & (slots - 1);
         if (!table[slot]) {
             table[slot] = (uint32_t)i + 1;
             order[distinct++] = (uint32_t)i;
@@ -636,7 +608,7 @@ static status merge_hashed(decoded *d, const strtab *strings, size_t nraw, int l
  * names. */
 static int has_ties(const decoded *d, size_t len) {
     for (size_t i = 1; i < len; i++) {
-        const key *x = &d->keys[d->a[i - 1]], *y = &d->keys[d->a[i]];
+        const line_key *x = &d->keys[d->a[i - 1]], *y = &d->keys[d->a[i]];
         if (x->addr == y->addr && x->line == y->line) return 1;
     }
     return 0;
@@ -688,8 +660,12 @@ static status compact(line_store *s, const strtab *strings, size_t nraw, line_sc
         line_store_free(&out, scratch);
         return rc;
     }
+    /* held from a compaction of many runs on, until a held block gains nothing (line_block.h):
+     * the compactions of its held blocks, one run each, merge them in turn */
+    unsigned char held = s->held || d.runs > IN_TURN_RUNS;
     give_block(s, scratch);
     *s = out;
+    s->held = held;
     s->owner = owner_of(scratch);
     s->distinct = s->count;
     s->runs = s->count ? 1 : 0; /* sorted, ties included */

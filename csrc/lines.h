@@ -45,11 +45,16 @@ typedef struct line_store {
     uint32_t last_file;
     uint32_t runs; /* strictly increasing runs of (address, line) since the last compaction,
                     * whose output counts as one: 1 while sorted */
-    unsigned char ties_by_id; /* compacted with records at one position in file id order (see
-                               * below) */
-    unsigned char sums;       /* what its last compaction summed: LINE_SUMS_* */
-    unsigned char owner;      /* the thread of a split load whose allocator made `data` */
-    unsigned char heaped;     /* `data` is a block of the profile's regions (blockheap.h) */
+    /* compacted with records at one position in file id order (see below) */
+    unsigned char ties_by_id : 1;
+    /* its blocks come in many short runs with positions repeated (a function that comes
+     * back part after part): the builder sums a block's records by position before they join
+     * the stream, as one ascending run (line_block.h); set by a compaction that met more runs
+     * than it merges in turn, cleared when a held block gained nothing */
+    unsigned char held : 1;
+    unsigned char sums;   /* what its last compaction summed: LINE_SUMS_* */
+    unsigned char owner;  /* the thread of a split load whose allocator made `data` */
+    unsigned char heaped; /* `data` is a block of the profile's regions (blockheap.h) */
     uint64_t last_line, last_addr;
     cg_cost last_cost; /* the last record's first cost (0 when it has none) */
 } line_store;

@@ -282,6 +282,13 @@ cg_profile *cg_loader_finish(cg_loader *ld, cg_error *err) {
         cg_loader_free(ld);
         return NULL;
     }
+    /* the records still held by position join their stream (line_block.h); their sums do not
+     * overflow where the self cost did not, so only memory can fail */
+    if (build_release_held(b)) {
+        set_error(err, CG_ERR_NOMEM, 0, "out of memory");
+        cg_loader_free(ld);
+        return NULL;
+    }
     /* the parser's name tables go before the numbering, the peak of a load */
     parser_free(&ld->ps);
     /* the calls and jumps kept per function while reading get their numbers */
