@@ -240,8 +240,7 @@ static status hold_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, u
     cg_profile *p = b->p;
     int negative = any_negative(costs, n);
     status rc;
-    if ((fn != b->held_fn || line_block_full(&b->held) || negative) &&
-        (rc = build_release_held(b)))
+    if ((fn != b->held_fn || line_block_full(&b->held) || negative) && (rc = build_release_held(b)))
         return rc;
     if (negative) {
         b->held_off = 1;
