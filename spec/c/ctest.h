@@ -3,6 +3,7 @@
 #define CTEST_H
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +39,16 @@ static int ctest_failures, ctest_checks;
                     #actual, ctest_e, ctest_a ? ctest_a : "(null)");                               \
         }                                                                                          \
     } while (0)
+
+/* A splitmix64 sequence, the same on every run: random inputs that a failure can be found again
+ * with. */
+static inline uint64_t ctest_rnd(void) {
+    static uint64_t state = 0x12345678abcdefULL;
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
 
 static inline int ctest_report(const char *name) {
     printf("%s: %d checks, %d failed\n", name, ctest_checks, ctest_failures);

@@ -11,14 +11,6 @@
 
 enum { NRAW = 4, SEED = 12345 };
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
-static uint64_t rnd(void) {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 typedef struct rec {
     uint32_t file;
     uint64_t line, addr;
@@ -54,9 +46,9 @@ static void feed(size_t nblocks, size_t per, size_t positions, uint32_t files, i
     for (size_t b = 0; b < nblocks; b++) {
         size_t n = b >= widen_at ? NRAW : 2;
         for (size_t i = 0; i < per; i++) {
-            uint64_t p = sorted ? i * positions / per : rnd() % positions;
+            uint64_t p = sorted ? i * positions / per : ctest_rnd() % positions;
             block[i] = (rec){(uint32_t)(p % files) + 1, 10 + p / files, 0, {0}, n};
-            for (size_t e = 0; e < n; e++) block[i].costs[e] = (cg_cost)(rnd() % 1000);
+            for (size_t e = 0; e < n; e++) block[i].costs[e] = (cg_cost)(ctest_rnd() % 1000);
         }
         for (size_t i = 0; i < per; i++) {
             const rec *r = &block[i];

@@ -16,14 +16,6 @@ typedef struct rec {
     cg_cost costs[NRAW];
 } rec;
 
-static uint64_t rng_state = 0x12345678abcdefULL;
-static uint64_t rnd(void) {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static const strtab *order_strings;
 
 static int rec_cmp(const void *a, const void *b) {
@@ -227,29 +219,29 @@ static void check_compaction_point(const strtab *strings, uint32_t file) {
 static size_t basic_blocks(const rec *code, size_t size, rec *in) {
     static size_t begin[4001];
     size_t nb = 0, n = 0;
-    for (size_t i = 0; i < size; i += 1 + rnd() % 12) begin[nb++] = i;
+    for (size_t i = 0; i < size; i += 1 + ctest_rnd() % 12) begin[nb++] = i;
     begin[nb] = size;
     size_t order[4000];
     for (size_t b = 0; b < nb; b++) order[b] = b;
     for (size_t b = nb; b > 1; b--) {
-        size_t j = rnd() % b, t = order[b - 1];
+        size_t j = ctest_rnd() % b, t = order[b - 1];
         order[b - 1] = order[j];
         order[j] = t;
     }
     for (size_t k = 0; k < nb; k++) {
         size_t b = order[k], end = begin[b + 1];
-        if (end < size && rnd() % 3 == 0) end++; /* meets the next block */
+        if (end < size && ctest_rnd() % 3 == 0) end++; /* meets the next block */
         /* a block's instructions run as often as each other (one cost row for most of them),
          * half the blocks with one event */
         cg_cost row[NRAW];
-        for (int e = 0; e < NRAW; e++) row[e] = (cg_cost)(rnd() % 100);
-        if (rnd() % 2 == 0)
+        for (int e = 0; e < NRAW; e++) row[e] = (cg_cost)(ctest_rnd() % 100);
+        if (ctest_rnd() % 2 == 0)
             for (int e = 1; e < NRAW; e++) row[e] = 0;
         for (size_t i = begin[b]; i < end; i++) {
             in[n] = code[i];
             memcpy(in[n].costs, row, sizeof row);
-            if (rnd() % 4 == 0) in[n].costs[0] = (cg_cost)(rnd() % 100);
-            if (rnd() % 4 == 0) in[n].costs[2] = 0;
+            if (ctest_rnd() % 4 == 0) in[n].costs[0] = (cg_cost)(ctest_rnd() % 100);
+            if (ctest_rnd() % 4 == 0) in[n].costs[2] = 0;
             n++;
         }
     }
@@ -262,18 +254,18 @@ static size_t make_code(rec *code, size_t size, const uint32_t *files) {
     uint64_t addr = 0x1000;
     for (size_t i = 0; i < size; i++) {
         code[i].addr = addr;
-        code[i].line = 10 + rnd() % 50;
-        code[i].file = files[rnd() % 3];
-        if (i && rnd() % 6 == 0) { /* same address, later line or another file */
+        code[i].line = 10 + ctest_rnd() % 50;
+        code[i].file = files[ctest_rnd() % 3];
+        if (i && ctest_rnd() % 6 == 0) { /* same address, later line or another file */
             code[i].addr = code[i - 1].addr;
-            if (rnd() % 2)
-                code[i].line = code[i - 1].line + 1 + rnd() % 3;
+            if (ctest_rnd() % 2)
+                code[i].line = code[i - 1].line + 1 + ctest_rnd() % 3;
             else {
                 code[i].line = code[i - 1].line;
                 code[i].file = code[i - 1].file == files[0] ? files[1] : files[0];
             }
         }
-        addr = code[i].addr + 1 + rnd() % 6;
+        addr = code[i].addr + 1 + ctest_rnd() % 6;
         for (int e = 0; e < NRAW; e++) code[i].costs[e] = 0;
     }
     return size;
@@ -291,7 +283,7 @@ int main(void) {
     files[2] = (uint32_t)strtab_intern(&t, "a.h", 3);
 
     for (int round = 0; round < 60; round++) {
-        size_t size = 1 + rnd() % (round < 30 ? 300 : 3000);
+        size_t size = 1 + ctest_rnd() % (round < 30 ? 300 : 3000);
         make_code(code, size, files);
         /* blocks: each a subset of the code in address order (one run), some reversed or
          * shuffled (many runs), as many as fit */
@@ -300,18 +292,18 @@ int main(void) {
         while (n < MAX_RECORDS - size) {
             size_t start = n;
             for (size_t i = 0; i < size; i++) {
-                if (rnd() % 4 == 0) continue;
+                if (ctest_rnd() % 4 == 0) continue;
                 in[n] = code[i];
                 for (int e = 0; e < NRAW; e++)
-                    in[n].costs[e] = (cg_cost)(rnd() % 1000) - (e == 2 ? 500 : 0);
-                if (rnd() % 5 == 0) in[n].costs[1] = 0;
-                if (rnd() % 3 == 0) /* one cost: a short record with any number of events */
+                    in[n].costs[e] = (cg_cost)(ctest_rnd() % 1000) - (e == 2 ? 500 : 0);
+                if (ctest_rnd() % 5 == 0) in[n].costs[1] = 0;
+                if (ctest_rnd() % 3 == 0) /* one cost: a short record with any number of events */
                     for (int e = 1; e < NRAW; e++) in[n].costs[e] = 0;
-                if (n > start && rnd() % 2 == 0) /* the costs of the record before */
+                if (n > start && ctest_rnd() % 2 == 0) /* the costs of the record before */
                     memcpy(in[n].costs, in[n - 1].costs, sizeof in[n].costs);
                 n++;
             }
-            if (shape == 1 && rnd() % 3 == 0) /* a block backwards: every record a run */
+            if (shape == 1 && ctest_rnd() % 3 == 0) /* a block backwards: every record a run */
                 for (size_t i = start, j = n; i + 1 < j; i++, j--) {
                     rec tmp = in[i];
                     in[i] = in[j - 1];
@@ -319,19 +311,19 @@ int main(void) {
                 }
             if (shape == 2) /* shuffled */
                 for (size_t i = n; i > start + 1; i--) {
-                    size_t j = start + rnd() % (i - start);
+                    size_t j = start + ctest_rnd() % (i - start);
                     rec tmp = in[i - 1];
                     in[i - 1] = in[j];
                     in[j] = tmp;
                 }
-            if (rnd() % 3 == 0) break;
+            if (ctest_rnd() % 3 == 0) break;
         }
         check_stream(in, n, &t, 0);
         check_stream(in, n, &t, 1); /* strings busy: ties by id until line_finish */
     }
 
     for (int round = 0; round < 40; round++) {
-        size_t size = 1 + rnd() % (round < 20 ? 200 : 3000);
+        size_t size = 1 + ctest_rnd() % (round < 20 ? 200 : 3000);
         make_code(code, size, files);
         size_t n = basic_blocks(code, size, in);
         check_stream(in, n, &t, 0);
