@@ -48,8 +48,8 @@ typedef struct line_block {
 
 void line_block_free(line_block *lb);
 /* Holds a record of `n` costs (`nraw` wide, none negative), summed into the one held at its
- * position if any. ST_NOMEM when out of memory, leaving the block as it was (ST_OVERFLOW past
- * 64 bits, which such costs do not reach where their self cost did not: see above). */
+ * position if any. ST_NOMEM when out of memory, which ends the load (ST_OVERFLOW past 64 bits,
+ * which such costs do not reach where their self cost did not: see above). */
 status line_block_add(line_block *lb, uint32_t file, uint64_t line, uint64_t addr,
                       const cg_cost *costs, size_t n, size_t nraw, uint64_t seed);
 /* Whether the block holds as many positions as it may. */
