@@ -217,7 +217,15 @@ static int name_text(parser *ps, int table, const char *s, const char *end, uint
         /* tolerant: an unknown name, as KCachegrind does */
         return intern(ps, "???", 3, out);
     }
-    int rc = intern(ps, s, (size_t)(end - s), out);
+    /* the same definition again (callgrind writes a part's names anew in every part): the
+     * bound string, compared rather than hashed and looked up */
+    size_t len = (size_t)(end - s);
+    if (bound >= 0 && strtab_len(&ps->b->p->strings, (uint32_t)bound) == len &&
+        memcmp(build_text(ps->b, (uint32_t)bound), s, len) == 0) {
+        *out = (uint32_t)bound;
+        return LINE_OK;
+    }
+    int rc = intern(ps, s, len, out);
     if (rc) return rc;
     if (bound >= 0 && (uint32_t)bound != *out) {
         rc = warn(ps, st->lineno, "%s id (%llu) redefined from '%s' to '%s'", ids_label[table],
@@ -910,9 +918,28 @@ static int positions_header(parser *ps, const char *s, const char *end) {
     return LINE_OK;
 }
 
+/* The events of the section are those st.event_map already holds. */
+static int events_again(parser *ps) {
+    parse_state *st = &ps->st;
+    st->have_events = st->events_seen = 1;
+    return record_section_events(ps);
+}
+
+/* Keeps the text of the `events:` line st.event_map was just made from. */
+static int keep_events_text(parser *ps, const char *s, size_t len) {
+    if (VEC_RESERVE(ps->events_text, ps->events_cap, len ? len : 1)) return out_of_memory(ps);
+    memcpy(ps->events_text, s, len);
+    ps->events_len = len;
+    return LINE_OK;
+}
+
 static int events_header(parser *ps, const char *s, const char *end) {
     parse_state *st = &ps->st;
     char shown[TOKEN_SHOWN + 4];
+    size_t len = (size_t)(end - s);
+    if (ps->events_text && ps->events_len == len && memcmp(ps->events_text, s, len) == 0)
+        return events_again(ps);
+    const char *text = s;
     size_t n = 0;
     uint32_t map[MAX_RAW_EVENTS];
     while ((s = skip_space(s, end)) < end) {
@@ -939,8 +966,8 @@ static int events_header(parser *ps, const char *s, const char *end) {
     st->identity_map = 1;
     for (size_t i = 0; i < n; i++)
         if (map[i] != i) st->identity_map = 0;
-    st->have_events = st->events_seen = 1;
-    return record_section_events(ps);
+    if (keep_events_text(ps, text, len)) return LINE_STOP;
+    return events_again(ps);
 }
 
 /* `event: Name [= formula] [: long name]` */
@@ -1291,6 +1318,9 @@ void parser_free(parser *ps) {
     free(st->event_map);
     st->event_map = NULL;
     st->nevent_map = st->event_map_cap = 0;
+    free(ps->events_text);
+    ps->events_text = NULL;
+    ps->events_len = ps->events_cap = 0;
 }
 
 static int sink_lines(void *ctx, const char *data, size_t size, cg_error *err) {

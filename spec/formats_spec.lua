@@ -413,6 +413,40 @@ totals: 5 1
   end)
 end)
 
+describe("parts that repeat their header and names, as --dump-every-bb writes them", function()
+  -- each part lists its events and defines its names again; one part lists them in another
+  -- order, one renames an id, and the part after it lists them as the first did
+  local text = table.concat({
+    "version: 1", "creator: callgrind-3.19.0",
+    "part: 1", "positions: line", "events: Ir Dr", "fl=(1) a.c", "fn=(1) main", "1 10 2", "totals: 10 2", "",
+    "part: 2", "positions: line", "events: Ir Dr", "fl=(1) a.c", "fn=(1) main", "1 20 3", "totals: 20 3", "",
+    "part: 3", "positions: line", "events: Dr Ir", "fl=(1) a.c", "fn=(1) main", "1 4 30", "totals: 4 30", "",
+    "part: 4", "positions: line", "events: Dr Ir", "fl=(1) a.c", "fn=(1) helper", "2 5 40", "totals: 5 40", "",
+    "part: 5", "positions: line", "events: Ir Dr", "fl=(1) a.c", "fn=(1) main", "1 100 6", "totals: 100 6", "",
+  }, "\n") .. "\n"
+
+  it("maps each part's costs by its own events line, and its names by its own definitions", function()
+    local prof = parse(text)
+    assert.same({ "Ir", "Dr" }, prof:events())
+    local main, helper = prof:find("main"), prof:find("helper")
+    assert.equal(10 + 20 + 30 + 100, main:self("Ir"))
+    assert.equal(2 + 3 + 4 + 6, main:self("Dr"))
+    assert.equal(40, helper:self("Ir"))
+    assert.equal(5, helper:self("Dr"))
+    assert.same({ { "a.c", 1, 160 } }, lines_of(main))
+    local sections = prof:sections()
+    assert.equal(5, #sections)
+    assert.same({ "Ir", "Dr" }, sections[2].events)
+    assert.same({ "Dr", "Ir" }, sections[3].events)
+    assert.same({ "Dr", "Ir" }, sections[4].events)
+    assert.same({ "Ir", "Dr" }, sections[5].events)
+    assert.same({ Ir = 100, Dr = 6 }, { Ir = sections[5].costs.Ir, Dr = sections[5].costs.Dr })
+    -- the id of part 4 renamed, then named back
+    assert.same({ "in.out:31: function id (1) redefined from 'main' to 'helper'",
+      "in.out:39: function id (1) redefined from 'helper' to 'main'" }, prof:warnings())
+  end)
+end)
+
 describe("section boundaries", function()
   it("opens a section at a repeated part: even without body lines in between", function()
     local prof = parse("part: 1\nevents: Ir\nsummary: 100\ntotals: 100\npart: 2\nevents: Ir\n" ..
