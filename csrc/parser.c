@@ -937,7 +937,8 @@ static int events_header(parser *ps, const char *s, const char *end) {
     parse_state *st = &ps->st;
     char shown[TOKEN_SHOWN + 4];
     size_t len = (size_t)(end - s);
-    if (ps->events_text && ps->events_len == len && memcmp(ps->events_text, s, len) == 0)
+    /* the map a new input begins without (parse_begin) is not the one the text made */
+    if (st->nevent_map && ps->events_len == len && memcmp(ps->events_text, s, len) == 0)
         return events_again(ps);
     const char *text = s;
     size_t n = 0;

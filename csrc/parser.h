@@ -123,8 +123,9 @@ typedef struct parser {
     /* one line's costs as the section lists its events, and in the profile's event order when
      * the section orders them otherwise */
     cg_cost values[MAX_RAW_EVENTS], row[MAX_RAW_EVENTS];
-    /* the text of the `events:` line st.event_map was made from: the same line again (every
-     * part of a valgrind profile dumped part after part) maps its events as that one did */
+    /* the text of the `events:` line st.event_map was made from, while the map holds events:
+     * the same line again (every part of a valgrind profile dumped part after part) maps its
+     * events as that one did */
     char *events_text;
     size_t events_len, events_cap;
     int failed; /* a fault stopped the input */

@@ -447,6 +447,19 @@ describe("parts that repeat their header and names, as --dump-every-bb writes th
   end)
 end)
 
+describe("inputs that list the same events", function()
+  it("map each input's costs by its own events line", function()
+    local a, b = os.tmpname(), os.tmpname()
+    fixtures.write(a, "events: Ir Dr\nfn=(1) main\n1 10 2\n")
+    fixtures.write(b, "events: Ir Dr\nfn=(1) main\n1 5 1\n")
+    local prof = assert(callgrind.load({ a, b }, { threads = 1 }))
+    assert.equal(15, prof:find("main"):self("Ir"))
+    assert.equal(3, prof:find("main"):self("Dr"))
+    os.remove(a)
+    os.remove(b)
+  end)
+end)
+
 describe("section boundaries", function()
   it("opens a section at a repeated part: even without body lines in between", function()
     local prof = parse("part: 1\nevents: Ir\nsummary: 100\ntotals: 100\npart: 2\nevents: Ir\n" ..
