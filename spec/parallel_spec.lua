@@ -448,6 +448,19 @@ describe("a load on several threads", function()
     local files = profile_files()
     local list = { files[1], files[2], files[3] }
     same_everywhere("a list", function(opts) return callgrind.load(list, opts) end)
+    -- the same on every thread count is not enough when all fail alike: files that load one by
+    -- one load as a list
+    local each = true
+    for _, path in ipairs(list) do each = each and callgrind.load(path, { threads = 1 }) ~= nil end
+    if each then assert.is_truthy(callgrind.load(list, { threads = 1 })) end
+    local a, b = os.tmpname(), os.tmpname()
+    fixtures.write(a, generated.profile_text(30, 5))
+    fixtures.write(b, generated.profile_text(30, 5))
+    local both = assert(callgrind.load({ a, b }, { threads = 1 }))
+    assert.equal(2 * generated.ir_total(30, 5), both:total("Ir"))
+    same_everywhere("two of one shape", function(opts) return callgrind.load({ a, b }, opts) end)
+    os.remove(a)
+    os.remove(b)
     same_everywhere("a string", parse_of(fixtures.read(files[2]), "text"))
   end)
 
