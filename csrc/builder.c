@@ -231,24 +231,15 @@ static inline int add_to_rows(cg_cost *x, cg_cost *y, const cg_cost *v, size_t n
     return 0;
 }
 
-/* A record of a held stream (line_block.h): held with the records of its block, which join
- * the stream once another function's are held, or once the block is full. After a negative
- * cost nothing is held again (sums could then overflow where the stream's would not), and
- * that record and the ones after it are appended as they come. */
+/* A record of a held stream (line_block.h), none of its costs negative: held with the records
+ * of its block, which join the stream once another function's are held, or once the block is
+ * full. */
 static status hold_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
                         const cg_cost *costs, size_t n) {
-    cg_profile *p = b->p;
-    int negative = any_negative(costs, n);
     status rc;
-    if ((fn != b->held_fn || line_block_full(&b->held) || negative) && (rc = build_release_held(b)))
-        return rc;
-    if (negative) {
-        b->held_off = 1;
-        return line_append(&p->line_stores[fn], file, line, addr, costs, n,
-                           b->strings_busy ? NULL : &p->strings, p->nraw, &b->scratch);
-    }
+    if ((fn != b->held_fn || line_block_full(&b->held)) && (rc = build_release_held(b))) return rc;
     b->held_fn = fn;
-    return line_block_add(&b->held, file, line, addr, costs, n, p->nraw, b->seed);
+    return line_block_add(&b->held, file, line, addr, costs, n, b->p->nraw, b->seed);
 }
 
 status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
@@ -273,8 +264,14 @@ status build_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_
         if (row_add(self, costs, n)) return ST_OVERFLOW;
     }
     line_store *s = &p->line_stores[fn];
-    if (s->held && !b->streams_elsewhere && !b->held_off)
-        return hold_line(b, fn, file, line, addr, costs, n);
+    if (s->held && !b->streams_elsewhere && !b->held_off) {
+        if (!any_negative(costs, n)) return hold_line(b, fn, file, line, addr, costs, n);
+        /* after a negative cost nothing is held again (sums could then overflow where the
+         * stream's would not): this record and the ones after it are appended as they come */
+        status rc = build_release_held(b);
+        if (rc) return rc;
+        b->held_off = 1;
+    }
     return line_append(s, file, line, addr, costs, n, b->strings_busy ? NULL : &p->strings, p->nraw,
                        &b->scratch);
 }

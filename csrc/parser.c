@@ -927,7 +927,7 @@ static int events_again(parser *ps) {
 
 /* Keeps the text of the `events:` line st.event_map was just made from. */
 static int keep_events_text(parser *ps, const char *s, size_t len) {
-    if (VEC_RESERVE(ps->events_text, ps->events_cap, len ? len : 1)) return out_of_memory(ps);
+    if (VEC_RESERVE(ps->events_text, ps->events_cap, len)) return out_of_memory(ps);
     memcpy(ps->events_text, s, len);
     ps->events_len = len;
     return LINE_OK;
@@ -937,8 +937,10 @@ static int events_header(parser *ps, const char *s, const char *end) {
     parse_state *st = &ps->st;
     char shown[TOKEN_SHOWN + 4];
     size_t len = (size_t)(end - s);
-    /* the map a new input begins without (parse_begin) is not the one the text made */
-    if (st->nevent_map && ps->events_len == len && memcmp(ps->events_text, s, len) == 0)
+    /* the map a new input begins without (parse_begin) is not the one the text made; a kept
+     * text lists at least one event, so events_len 0 is none kept (a piece's parser) */
+    if (st->nevent_map && ps->events_len && ps->events_len == len &&
+        memcmp(ps->events_text, s, len) == 0)
         return events_again(ps);
     const char *text = s;
     size_t n = 0;
