@@ -249,7 +249,7 @@ end
 -- What the runs of the C driver on `threads` threads gave, one run at a time (c_add), and
 -- their medians (c_summary).
 local function c_runs(threads)
-  return { threads = threads, times = {}, reads = {}, cpus = {}, mains = {}, peak = 0 }
+  return { threads = threads, times = {}, reads = {}, cpus = {}, mains = {}, syss = {}, peak = 0 }
 end
 
 local function c_add(acc, r)
@@ -257,6 +257,7 @@ local function c_add(acc, r)
   table.insert(acc.reads, r.read_seconds)
   table.insert(acc.cpus, r.cpu_seconds)
   table.insert(acc.mains, r.main_cpu_seconds)
+  table.insert(acc.syss, r.sys_seconds)
   acc.peak = math.max(acc.peak, r.peak_rss_kb)
   acc.last = r
 end
@@ -278,6 +279,7 @@ local function c_summary(acc, path)
   last.median = median(acc.times)
   last.read_median = median(acc.reads)
   last.cpu_median = median(acc.cpus)
+  last.sys_median = median(acc.syss)
   -- the calling thread's processor time, the others' and the busiest thread's: what the load
   -- takes on cores of its own is at least the busiest thread's time, and on two cores at least
   -- half the whole
@@ -585,13 +587,15 @@ local function loader_table(entries)
   for _, e in ipairs(entries) do
     table.insert(rows, {
       e.name, fmt_n(e.bytes / MB, 1), fmt_count(e.lines), fmt_s(e.c.median),
-      fmt_n(100 * (e.c.median - e.c.read_median) / e.c.median) .. "%", fmt_n(e.mb_per_s),
+      fmt_n(100 * (e.c.median - e.c.read_median) / e.c.median) .. "%",
+      fmt_s(e.c.sys_median), fmt_n(e.mb_per_s),
       fmt_n(e.lines_per_s / 1e6, 1), fmt_n(e.c.peak_rss_kb / 1024), fmt_n(e.rss_ratio, 2),
       fmt_n(e.bytes_per_record, 1), fmt_s(e.tok.median), fmt_n(e.c.median / e.tok.median, 1),
       fmt_s(e.wc), e.wc and fmt_n(e.c.median / e.wc, 1) or "-",
     })
   end
-  return markdown_table({ "file", "MB", "lines", "load (median)", "after reading", "MB/s",
+  return markdown_table({ "file", "MB", "lines", "load (median)", "after reading",
+    "system time", "MB/s",
     "M lines/s", "peak RSS MB", "RSS / size", "model B / record", "tokenizer", "load / tok",
     "wc -l", "load / wc" }, rows)
 end
@@ -843,7 +847,10 @@ local function report(entries)
   add()
   add("Median wall time of separate runs of bench/driver (5, or 3 for files of 1 GB and more), "
     .. "page cache warm; \"after reading\" is the share of it spent once every line is parsed "
-    .. "(the analysis), timed from the last progress callback. MB are 10^6 bytes; the .gz row counts the bytes of the text it inflates "
+    .. "(the analysis), timed from the last progress callback; \"system time\" is the median "
+    .. "processor time the loads spent in the kernel, most of it clearing the model's fresh "
+    .. "pages at their first touch (the tokenizer, keeping nothing, spends a few hundredths "
+    .. "of a second there at 1 GB). MB are 10^6 bytes; the .gz row counts the bytes of the text it inflates "
     .. "to, and its RSS ratio is to the compressed size. Model bytes per record: bytes the model "
     .. "holds in malloc after the load, over functions + calls + line records + jumps. "
     .. "Tokenizer: median of as many runs of bench/tokenize (the core's reader, every number of "
