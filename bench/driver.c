@@ -11,8 +11,9 @@
  *                         call, which comes after the last line; the rest is the analysis
  *   cpu_seconds S         processor time of the load, every thread (user and system)
  *   main_cpu_seconds S    of which the calling thread's
- *   sys_seconds S         of which in the kernel, every thread: mostly the clearing of the
- *                         model's fresh pages at their first touch, a cost the host sets
+ *   sys_seconds S         of which in the kernel, every thread: mostly the making and
+ *                         clearing of the model's fresh pages at their first touch, a cost
+ *                         the host sets
  *   thread_cpu_seconds S  with --per-thread: each thread's (the calling one's included), the
  *                         largest first, as a sampler thread sees them every 2 ms: the largest
  *                         bounds the load's time on cores of its own, whatever else runs on
@@ -68,17 +69,16 @@ static int on_progress(void *userdata, uint64_t done, uint64_t total) {
     return 0;
 }
 
-static double cpu_seconds(int who) {
-    struct rusage ru;
-    getrusage(who, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+static double seconds_of(struct timeval tv) {
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-static double sys_seconds(void) {
+/* Processor time (user and system) of `who`; its system time alone into *sys unless NULL. */
+static double cpu_seconds(int who, double *sys) {
     struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    getrusage(who, &ru);
+    if (sys) *sys = seconds_of(ru.ru_stime);
+    return seconds_of(ru.ru_utime) + seconds_of(ru.ru_stime);
 }
 
 /* The processor time of the load's threads, sampled from /proc/self/task/TID/schedstat (its
@@ -169,11 +169,11 @@ int main(int argc, char **argv) {
         sample(&smp); /* the calling thread first */
         pthread_t sampling;
         int sampled = per_thread && pthread_create(&sampling, NULL, sampler_thread, &smp) == 0;
-        double c0 = cpu_seconds(RUSAGE_SELF), m0 = cpu_seconds(RUSAGE_THREAD), s0 = sys_seconds();
+        double s0, c0 = cpu_seconds(RUSAGE_SELF, &s0), m0 = cpu_seconds(RUSAGE_THREAD, NULL);
         double t0 = now();
         p = cg_load_file(argv[1], &opts, &err);
         double t1 = now();
-        double c1 = cpu_seconds(RUSAGE_SELF), m1 = cpu_seconds(RUSAGE_THREAD), s1 = sys_seconds();
+        double s1, c1 = cpu_seconds(RUSAGE_SELF, &s1), m1 = cpu_seconds(RUSAGE_THREAD, NULL);
         if (sampled) {
             smp.done = 1;
             pthread_join(sampling, NULL);

@@ -249,7 +249,8 @@ end
 -- What the runs of the C driver on `threads` threads gave, one run at a time (c_add), and
 -- their medians (c_summary).
 local function c_runs(threads)
-  return { threads = threads, times = {}, reads = {}, cpus = {}, mains = {}, syss = {}, peak = 0 }
+  return { threads = threads, times = {}, reads = {}, cpus = {}, mains = {}, sys_times = {},
+    peak = 0 }
 end
 
 local function c_add(acc, r)
@@ -257,7 +258,7 @@ local function c_add(acc, r)
   table.insert(acc.reads, r.read_seconds)
   table.insert(acc.cpus, r.cpu_seconds)
   table.insert(acc.mains, r.main_cpu_seconds)
-  table.insert(acc.syss, r.sys_seconds)
+  table.insert(acc.sys_times, r.sys_seconds)
   acc.peak = math.max(acc.peak, r.peak_rss_kb)
   acc.last = r
 end
@@ -279,7 +280,7 @@ local function c_summary(acc, path)
   last.median = median(acc.times)
   last.read_median = median(acc.reads)
   last.cpu_median = median(acc.cpus)
-  last.sys_median = median(acc.syss)
+  last.sys_median = median(acc.sys_times)
   -- the calling thread's processor time, the others' and the busiest thread's: what the load
   -- takes on cores of its own is at least the busiest thread's time, and on two cores at least
   -- half the whole
@@ -595,9 +596,8 @@ local function loader_table(entries)
     })
   end
   return markdown_table({ "file", "MB", "lines", "load (median)", "after reading",
-    "system time", "MB/s",
-    "M lines/s", "peak RSS MB", "RSS / size", "model B / record", "tokenizer", "load / tok",
-    "wc -l", "load / wc" }, rows)
+    "system time", "MB/s", "M lines/s", "peak RSS MB", "RSS / size", "model B / record",
+    "tokenizer", "load / tok", "wc -l", "load / wc" }, rows)
 end
 
 -- The loads on several threads against the load on one: wall time, and the processor time of
@@ -848,11 +848,12 @@ local function report(entries)
   add("Median wall time of separate runs of bench/driver (5, or 3 for files of 1 GB and more), "
     .. "page cache warm; \"after reading\" is the share of it spent once every line is parsed "
     .. "(the analysis), timed from the last progress callback; \"system time\" is the median "
-    .. "processor time the loads spent in the kernel, most of it clearing the model's fresh "
-    .. "pages at their first touch (the tokenizer, keeping nothing, spends a few hundredths "
-    .. "of a second there at 1 GB). MB are 10^6 bytes; the .gz row counts the bytes of the text it inflates "
-    .. "to, and its RSS ratio is to the compressed size. Model bytes per record: bytes the model "
-    .. "holds in malloc after the load, over functions + calls + line records + jumps. "
+    .. "processor time the loads spent in the kernel, most of it making and clearing the "
+    .. "model's fresh pages at their first touch (the tokenizer, keeping nothing, spends a few "
+    .. "hundredths of a second there at 1 GB). MB are 10^6 bytes; the .gz row counts the bytes "
+    .. "of the text it inflates to, and its RSS ratio is to the compressed size. Model bytes "
+    .. "per record: bytes the model holds in malloc after the load, over functions + calls + "
+    .. "line records + jumps. "
     .. "Tokenizer: median of as many runs of bench/tokenize (the core's reader, every number of "
     .. "every line parsed, nothing kept); load / tok and load / wc are time ratios. A file's "
     .. "runs are made in rounds, each round one run of the tokenizer, of the load on one thread "
