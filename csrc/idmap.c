@@ -76,7 +76,7 @@ int idmap_set(idmap *m, uint64_t id, uint32_t value) {
     if (id >= m->dense_cap && (id < DENSE_FREE || id < 4 * (uint64_t)m->defined)) {
         size_t ncap = m->dense_cap ? m->dense_cap : 256;
         while (ncap <= id) ncap *= 2;
-        uint32_t *d = realloc(m->dense, ncap * sizeof *d);
+        idmap_entry *d = realloc(m->dense, ncap * sizeof *d);
         if (!d) return -1;
         memset(d + m->dense_cap, 0, (ncap - m->dense_cap) * sizeof *d);
         m->dense = d;
@@ -91,7 +91,7 @@ int idmap_set(idmap *m, uint64_t id, uint32_t value) {
             for (size_t k = 0; k < cap; k++) {
                 if (!old[k].value) continue;
                 if (old[k].id < ncap) {
-                    d[old[k].id] = old[k].value;
+                    d[old[k].id] = (idmap_entry){old[k].value, {0, 0, 0}};
                 } else if (sparse_set(m, old[k].id, old[k].value - 1)) {
                     free(old);
                     return -1;
@@ -102,7 +102,7 @@ int idmap_set(idmap *m, uint64_t id, uint32_t value) {
     }
     int was_defined = idmap_get(m, id) >= 0;
     if (id < m->dense_cap) {
-        m->dense[id] = value + 1;
+        m->dense[id] = (idmap_entry){value + 1, {0, 0, 0}};
     } else if (sparse_set(m, id, value)) {
         return -1;
     }

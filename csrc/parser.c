@@ -96,6 +96,7 @@ static void reset_body_state(parse_state *st) {
     st->have_fl = 0;
     st->fn = NO_INDEX;
     st->cob = st->cfi = st->cfn = st->jfi = st->jfn = NO_INDEX;
+    st->cfn_id = PARSE_NO_ID;
     st->assoc = ASSOC_NONE;
 }
 
@@ -264,8 +265,21 @@ static int parse_name(parser *ps, int table, const char *s, const char *end, uin
 /* The function of that identity into *out; `defined` when a fn= line begins a block of it.
  * Threaded, *out is the register `reg` of the pipeline (st->fn, st->jfn and st->assoc_callee
  * each have one, pipeline.h), which the builder's thread sets. */
-static int function_of(parser *ps, uint32_t name, uint32_t file, uint32_t object, int defined,
-                       int reg, uint32_t *out) {
+/* The memo of compressed function id `id` while it names `name` (idmap.h), else NULL: the
+ * function that name was resolved to last, with the file and object it was resolved in. */
+static uint32_t *fn_memo(parser *ps, uint64_t id, uint32_t name) {
+    uint32_t *memo = id == PARSE_NO_ID ? NULL : idmap_memo(&ps->st.ids[IDS_FN], id);
+    return memo && idmap_get(&ps->st.ids[IDS_FN], id) == (int64_t)name ? memo : NULL;
+}
+
+enum { MEMO_FILE, MEMO_OBJECT, MEMO_FN };
+
+/* The function of (name, file, object), made when new; `id` the compressed id the name was
+ * read by (PARSE_NO_ID: none), whose memo answers without the builder's lookup of the name
+ * (another miss of the caches at every call of a big profile) when the file and object are
+ * those it was resolved in last. */
+static int function_of(parser *ps, uint64_t id, uint32_t name, uint32_t file, uint32_t object,
+                       int defined, int reg, uint32_t *out) {
     if (ps->own) {
         if (piece_names_function(ps->own, name, file, object, defined, out)) return stopped(ps);
         if (defined) *out = local_block(ps->local, *out);
@@ -280,7 +294,17 @@ static int function_of(parser *ps, uint32_t name, uint32_t file, uint32_t object
         return pipe_function(ps->pipe, ps->st.lineno, name, file, object, defined, reg, out)
                    ? stopped(ps)
                    : LINE_OK;
-    if (build_function(ps->b, name, file, object, out)) return out_of_memory(ps);
+    uint32_t *memo = fn_memo(ps, id, name);
+    if (memo && memo[MEMO_FN] && memo[MEMO_FILE] == file && memo[MEMO_OBJECT] == object) {
+        *out = memo[MEMO_FN] - 1;
+    } else {
+        if (build_function(ps->b, name, file, object, out)) return out_of_memory(ps);
+        if (memo) {
+            memo[MEMO_FILE] = file;
+            memo[MEMO_OBJECT] = object;
+            memo[MEMO_FN] = *out + 1;
+        }
+    }
     /* a block of a function that had one before: a split load's piece keeps its calls and
      * jumps as read (split.h) */
     int again = defined && build_defined(ps->b, *out);
@@ -292,7 +316,8 @@ static const int spec_table[] = {IDS_FN,   IDS_FILE, IDS_FILE, IDS_OBJ, IDS_FN,
                                  IDS_FILE, IDS_OBJ,  IDS_FILE, IDS_FN};
 
 /* What a specification line with that name does to the format state. */
-static int spec_apply(parser *ps, int spec, uint32_t name) {
+/* `id`: the compressed id the name was read by, or PARSE_NO_ID. */
+static int spec_apply(parser *ps, int spec, uint32_t name, uint64_t id) {
     parse_state *st = &ps->st;
     uint32_t file;
     switch (spec) {
@@ -301,7 +326,7 @@ static int spec_apply(parser *ps, int spec, uint32_t name) {
         st->file = file; /* fn= ends inlined code: back to the function's own file */
         /* a section left out by the options adds no function, not even an empty one */
         if (st->skip_records) return LINE_OK;
-        return function_of(ps, name, file, st->ob, 1, PIPE_REG_FN, &st->fn);
+        return function_of(ps, id, name, file, st->ob, 1, PIPE_REG_FN, &st->fn);
     case SPEC_FL:
         st->fl = st->file = name;
         st->have_fl = 1;
@@ -315,6 +340,7 @@ static int spec_apply(parser *ps, int spec, uint32_t name) {
     case SPEC_CFN:
         /* resolved at calls=, so that cfi=/cob= may come before or after cfn= */
         st->cfn = name;
+        st->cfn_id = id;
         return LINE_OK;
     case SPEC_CFI:
         st->cfi = name;
@@ -328,7 +354,7 @@ static int spec_apply(parser *ps, int spec, uint32_t name) {
     default: /* SPEC_JFN */
         file = st->jfi != NO_INDEX ? st->jfi : st->file;
         if (st->skip_records) return LINE_OK;
-        return function_of(ps, name, file, st->ob, 0, PIPE_REG_JUMP_TO, &st->jfn);
+        return function_of(ps, id, name, file, st->ob, 0, PIPE_REG_JUMP_TO, &st->jfn);
     }
 }
 
@@ -338,7 +364,7 @@ static int spec_line(parser *ps, const char *key, size_t klen, const char *s, co
     if (spec < 0) return malformed(ps, "unknown specification '%.*s='", (int)klen, key);
     s = skip_space(s, end);
     if ((rc = parse_name(ps, spec_table[spec], s, end, &name))) return rc;
-    return spec_apply(ps, spec, name);
+    return spec_apply(ps, spec, name, PARSE_NO_ID);
 }
 
 /* ---- positions ---- */
@@ -606,7 +632,7 @@ static inline const char *fast_gap(const char *p) {
  * whose key of `klen` letters is followed by '='. Returns the line's '\n' with the
  * specification and the name, or NULL for the general path. Changes nothing. */
 static const char *fast_spec(const parser *ps, const char *key, size_t klen, int *spec_out,
-                             uint32_t *name) {
+                             uint32_t *name, uint64_t *id_out) {
     const char *p = key + klen + 1;
     int spec = parse_spec_of(key, klen);
     if (spec < 0 || *p != '(') return NULL;
@@ -616,6 +642,7 @@ static const char *fast_spec(const parser *ps, const char *key, size_t klen, int
     if (bound < 0) return NULL;
     *spec_out = spec;
     *name = (uint32_t)bound;
+    *id_out = id;
     return p;
 }
 
@@ -882,7 +909,8 @@ int parse_bind_callee(parser *ps) {
     /* the callee's file defaults to the current one (fi=/fe= included), its object to ob= */
     uint32_t file = st->cfi != NO_INDEX ? st->cfi : st->file;
     uint32_t object = st->cob != NO_INDEX ? st->cob : st->ob;
-    int rc = function_of(ps, st->cfn, file, object, 0, PIPE_REG_CALLEE, &st->assoc_callee);
+    int rc =
+        function_of(ps, st->cfn_id, st->cfn, file, object, 0, PIPE_REG_CALLEE, &st->assoc_callee);
     if (rc) return rc;
     st->assoc_guessed = st->cfi == NO_INDEX;
     return LINE_OK;
@@ -1147,9 +1175,10 @@ int parse_one_line(parser *ps, const char *s, const char *end) {
 int parse_name_line(parser *ps, const char *s, size_t klen, const char *nl) {
     int spec;
     uint32_t name;
-    if (klen <= 3 && in_body(ps) && fast_spec(ps, s, klen, &spec, &name) == nl) {
+    uint64_t id;
+    if (klen <= 3 && in_body(ps) && fast_spec(ps, s, klen, &spec, &name, &id) == nl) {
         int rc = ps->names_out ? put_name(ps, name) : LINE_OK;
-        return rc ? rc : spec_apply(ps, spec, name);
+        return rc ? rc : spec_apply(ps, spec, name, id);
     }
     return parse_line(ps, s, nl);
 }
@@ -1251,14 +1280,16 @@ int parse_lines(parser *ps, const char *data, size_t size, cg_error *err) {
             size_t klen = (size_t)(eq - s);
             int spec;
             uint32_t name;
+            uint64_t id = PARSE_NO_ID;
             const char *eol = NULL;
             if (*eq == '=' && klen <= 3)
                 eol = ps->names_in ? fast_taken_spec(s, klen, fast_end - 1, &spec)
-                                   : fast_spec(ps, s, klen, &spec, &name);
+                                   : fast_spec(ps, s, klen, &spec, &name, &id);
             if (eol) {
                 st->lineno++;
                 s = eol + 1;
-                if ((ps->names_in && take_name(ps, &name) < 0) || spec_apply(ps, spec, name) < 0)
+                if ((ps->names_in && take_name(ps, &name) < 0) ||
+                    spec_apply(ps, spec, name, id) < 0)
                     return -1;
                 /* of the state fast_self_cost reads, only fn= changes the function */
                 if (spec == SPEC_FN) quick = fast_self_cost(ps);

@@ -80,6 +80,8 @@ typedef struct parse_state {
 
     uint32_t cob, cfi; /* string ids, NO_INDEX when not given */
     uint32_t cfn;      /* callee name (string id), NO_INDEX before the first cfn= */
+    uint64_t cfn_id;   /* the compressed id it was named by (PARSE_NO_ID: none), whose memo
+                        * the calls= line reads (function_of) */
     uint32_t jfi, jfn; /* jump target file / function, NO_INDEX when not given */
 
     int assoc; /* ASSOC_* */
@@ -92,6 +94,9 @@ typedef struct parse_state {
 
 /* The names a split load's reading thread resolved (split.h): for each name line of a piece, in
  * order, the string id its name gives, then the function index when the line binds one. */
+/* No compressed id: a name written out, or read the general way. */
+#define PARSE_NO_ID UINT64_MAX
+
 typedef struct name_list {
     uint32_t *v;
     size_t n, cap;

@@ -1150,6 +1150,7 @@ static void named_start(splitter *sp) {
     t->fl = PREF_FL;
     t->file = PREF_FILE;
     t->cfn = PREF_CFN;
+    t->cfn_id = PARSE_NO_ID;
     t->fn = NO_INDEX;
     t->cob = t->cfi = t->jfi = t->jfn = NO_INDEX;
     t->assoc = ASSOC_NONE;

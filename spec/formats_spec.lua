@@ -169,6 +169,46 @@ calls=3 20
     assert.equal(70, helper:inclusive(1))
   end)
 
+  it("resolves one compressed callee id in each object and file it is called in", function()
+    -- cfn=(1) names one function per (file, object): the id's remembered function holds only
+    -- where it was resolved; a rebound id names the new function
+    local prof = parse [[
+events: Ir
+ob=(1) main.bin
+fl=(1) a.c
+fn=(1) main
+1 1
+cfn=(2) work
+calls=1 10
+1 100
+cob=(2) lib.so
+cfn=(2)
+calls=2 20
+2 30
+cfi=(2) b.c
+cfn=(2)
+calls=3 20
+3 40
+cfn=(2)
+calls=4 20
+4 50
+fn=(2)
+5 7
+cfn=(2) other
+calls=5 30
+5 60
+]]
+    local by = {}
+    for fn in prof:functions() do by[fn.name .. "@" .. fn.file .. "@" .. fn.object] = fn end
+    -- the first and fourth calls, and the fn=(2) block: work in a.c of main.bin
+    assert.equal(5, by["work@a.c@main.bin"].called)
+    assert.equal(7, by["work@a.c@main.bin"]:self(1))
+    assert.equal(2, by["work@a.c@lib.so"].called) -- cob= given, the file the current one
+    assert.equal(3, by["work@b.c@main.bin"].called) -- cfi= given, cob= cleared after the call
+    assert.equal(5, by["other@a.c@main.bin"].called)
+    assert.equal(5, prof:stats().functions)
+  end)
+
   it("takes the callee's file from a cfi= written after cfn=, as some converters do", function()
     local prof = parse("events: Ticks\nfi=~\nfn=<map>\n0 5\ncfn=entry\ncfi=/x/d.py\ncalls=7 10\n0 20\n" ..
       "fi=/x/d.py\nfn=entry\n10 20\n")

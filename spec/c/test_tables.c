@@ -39,15 +39,31 @@ int main(void) {
     CHECK_INT(13, idmap_get(&m, UINT64_MAX));
     CHECK_INT(-1, idmap_get(&m, 3999999999u));
     CHECK(m.dense_cap < 1000000); /* the huge ids went to the sparse map */
+    /* a bound dense id keeps a memo, zero until written, zeroed when bound again */
+    uint32_t *memo = idmap_memo(&m, 730);
+    CHECK(memo != NULL);
+    CHECK_INT(0, memo[0] | memo[1] | memo[2]);
+    memo[0] = 5, memo[1] = 6, memo[2] = 7;
+    CHECK_INT(0, idmap_set(&m, 1, 10)); /* another id, grown or not, leaves it */
+    CHECK_INT(7, idmap_memo(&m, 730)[2]);
+    CHECK(idmap_memo(&m, 2) == NULL);           /* not bound */
+    CHECK(idmap_memo(&m, 4000000000u) == NULL); /* sparse */
     CHECK_INT(0, idmap_set(&m, 730, 20));
     CHECK_INT(20, idmap_get(&m, 730));
+    memo = idmap_memo(&m, 730);
+    CHECK_INT(0, memo[0] | memo[1] | memo[2]);
+    memo[2] = 9;
     CHECK_INT(4, m.defined);
     for (uint64_t id = 1; id < 300000; id++) CHECK_INT(0, idmap_set(&m, id * 3, (uint32_t)id));
     CHECK_INT(99999, idmap_get(&m, 299997));
+    CHECK_INT(9, idmap_memo(&m, 730)[2]); /* kept while the array grew */
     CHECK_INT(12, idmap_get(&m, 4000000000u));
     idmap_clear(&m);
     CHECK_INT(-1, idmap_get(&m, 1));
     CHECK_INT(-1, idmap_get(&m, 4000000000u));
+    CHECK(idmap_memo(&m, 730) == NULL);
+    CHECK_INT(0, idmap_set(&m, 730, 20));
+    CHECK_INT(0, idmap_memo(&m, 730)[2]); /* cleared with the bindings */
     idmap_free(&m);
     return ctest_report("test_tables");
 }
