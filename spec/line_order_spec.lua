@@ -18,13 +18,16 @@ end
 
 --- Text of `functions` functions shown in `blocks` blocks each, `records` records a block on
 --- `lines` lines of z.c and of an inlined a.h (every fifth line); `sorted`: each block's records
---- in (line, file) order, else in a shuffled order. `parts`: {block = events line} starting a new
---- part there (later parts may add events). `negative`: {function, block} whose first record
---- costs -3. Gives the text and the expected sums: by function, "file:line" -> costs.
+--- in (line, file) order, else in a shuffled order. `events`: the first events line (default
+--- Ir). `parts`: {block = events line} starting a new part there (later parts may add events).
+--- `negative`: {function, block} whose first record costs -3. Gives the text and the expected
+--- sums: by function, "file:line" -> costs.
 local function blocks_text(o)
   local rnd = stepper(o.seed or 7)
-  local out = { "events: Ir", "positions: line" }
-  local width = 1
+  local events = o.events or "Ir"
+  local out = { "events: " .. events, "positions: line" }
+  local width = 0
+  for _ in events:gmatch("%S+") do width = width + 1 end
   local sums = {}
   local defined = {}
   for b = 1, o.blocks do
@@ -137,5 +140,11 @@ describe("line records of blocks out of order", function()
 
   it("with blocks of more positions than a held block takes", function()
     check { functions = 1, blocks = 4, records = 12000, lines = 6000 }
+  end)
+
+  it("with five events, and events added by a later part", function()
+    check { functions = 4, blocks = 16, records = 120, lines = 30, events = "Ir Dr Dw I1mr D1mr" }
+    check { functions = 3, blocks = 16, records = 120, lines = 30, events = "Ir Dr Dw I1mr D1mr",
+      parts = { [9] = "Ir Dr Dw I1mr D1mr D1mw ILmr" } }
   end)
 end)
