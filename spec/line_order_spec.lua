@@ -16,6 +16,13 @@ local function stepper(seed)
   end
 end
 
+-- The number of events an `events:` line names.
+local function count_events(line)
+  local n = 0
+  for _ in line:gmatch("%S+") do n = n + 1 end
+  return n
+end
+
 --- Text of `functions` functions shown in `blocks` blocks each, `records` records a block on
 --- `lines` lines of z.c and of an inlined a.h (every fifth line); `sorted`: each block's records
 --- in (line, file) order, else in a shuffled order. `events`: the first events line (default
@@ -26,8 +33,7 @@ local function blocks_text(o)
   local rnd = stepper(o.seed or 7)
   local events = o.events or "Ir"
   local out = { "events: " .. events, "positions: line" }
-  local width = 0
-  for _ in events:gmatch("%S+") do width = width + 1 end
+  local width = count_events(events)
   local sums = {}
   local defined = {}
   for b = 1, o.blocks do
@@ -35,9 +41,7 @@ local function blocks_text(o)
       out[#out + 1] = ""
       out[#out + 1] = "part: " .. b
       out[#out + 1] = "events: " .. o.parts[b]
-      local n = 0
-      for _ in o.parts[b]:gmatch("%S+") do n = n + 1 end
-      width = n
+      width = count_events(o.parts[b])
     end
     for f = 1, o.functions do
       out[#out + 1] = defined.z and "fl=(1)" or "fl=(1) z.c"
