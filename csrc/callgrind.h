@@ -173,6 +173,9 @@ size_t cg_function_jump_in(const cg_profile *p, size_t fn, size_t i);
  * search. */
 size_t cg_find_function(cg_profile *p, const char *name, const char *file, const char *object,
                         size_t after);
+/* The k-th function in name order (strcmp's; equal names in the order the functions were first
+ * met), from the same order as cg_find_function; CG_NONE when it cannot be made (no memory). */
+size_t cg_function_in_name_order(cg_profile *p, size_t k);
 
 /* ---- Calls (one record per caller, callee and call site) ---------------------------------- */
 

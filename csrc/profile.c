@@ -271,6 +271,11 @@ size_t cg_find_function(cg_profile *p, const char *name, const char *file, const
     return match_from(p, order, lo, name, file, object, after);
 }
 
+size_t cg_function_in_name_order(cg_profile *p, size_t k) {
+    const uint32_t *order = profile_name_order(p);
+    return order && k < p->nfns ? order[k] : CG_NONE;
+}
+
 /* ---- calls ---- */
 
 COUNT_ACCESSOR(size_t, cg_call_count, ncalls)

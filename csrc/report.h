@@ -118,6 +118,34 @@ uint64_t cg_file_lines_callee_calls(const cg_file_lines *f, size_t file, size_t 
 const cg_cost *cg_file_lines_callee_inclusive(const cg_file_lines *f, size_t file, size_t i,
                                               size_t k);
 
+/* ---- file_costs.c: the self cost of every source file ----------------------------------------
+ * Every file with line records (code inlined from a header counts for the header), in name
+ * order, with the sum of its records' raw events. Built with the profile's file index (made on
+ * first use); only the records of functions with code in several files are read. NULL with
+ * `err` on failure (out of memory, a sum beyond 64 bits). */
+typedef struct cg_file_costs cg_file_costs;
+cg_file_costs *cg_file_costs_build(cg_profile *p, cg_error *err);
+void cg_file_costs_free(cg_file_costs *f);
+size_t cg_file_costs_count(const cg_file_costs *f);
+const char *cg_file_costs_name(const cg_file_costs *f, size_t i);
+const cg_cost *cg_file_costs_row(const cg_file_costs *f, size_t i); /* raw events */
+
+/* ---- pairs.c: calls summed per caller and callee (call graphs) ------------------------------
+ * A call graph draws one edge per caller/callee pair, whatever the call sites. */
+typedef struct cg_call_pair {
+    uint32_t caller, callee;
+    uint64_t count; /* calls= counts summed */
+    cg_cost cost;   /* inclusive cost of the event asked for summed (0 without one) */
+} cg_call_pair;
+
+/* The calls between the functions listed in `fns` (n function indexes; one listed again adds
+ * nothing), summed per (caller, callee): the pairs of fns[0] first, then those of fns[1]..., each
+ * caller's in the order of its first call to the callee. `ev` is an event index, or CG_NONE for
+ * costs of 0. Returns 0 with *out (malloc'd, free() it; NULL when there is none) and *npairs, or -1
+ * with `err` set (out of memory, a sum beyond 64 bits). */
+int cg_call_pairs(const cg_profile *p, const size_t *fns, size_t n, size_t ev, cg_call_pair **out,
+                  size_t *npairs, cg_error *err);
+
 #pragma GCC visibility pop
 
 #endif

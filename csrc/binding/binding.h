@@ -127,6 +127,7 @@ extern const luaL_Reg load_functions[];  /* load.c */
 extern const luaL_Reg async_functions[]; /* async.c */
 extern const luaL_Reg rows_functions[];  /* rows.c */
 extern const luaL_Reg rank_functions[];  /* rank.c */
+extern const luaL_Reg graph_functions[]; /* graph.c */
 /* Creates the metatable of background loads (async.c). */
 void register_async(lua_State *L);
 extern const luaL_Reg flame_functions[]; /* flame.c */

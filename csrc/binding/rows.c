@@ -1,7 +1,7 @@
 /* rows.c - what the text reports take from the core: core.rows (callgrind_annotate's rows of a
  * listing, summed, sorted and cut in C, handed to Lua as tables for the rows shown only),
  * core.listing (the listing's text), core.row_files, core.columns (callgrind_annotate's cost
- * columns) and core.file_lines (the costs of source lines). */
+ * columns), core.file_lines (the costs of source lines) and core.file_costs (of source files). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -565,7 +565,46 @@ static int l_line_totals(lua_State *L) {
     return 2;
 }
 
+static int file_costs_box_gc(lua_State *L) {
+    cg_file_costs **box = luaL_checkudata(L, 1, "callgrind.file_costs");
+    cg_file_costs_free(*box);
+    *box = NULL;
+    return 0;
+}
+
+/* file_costs(prof) -> { {file = name, costs = {ev = cost}}, ... }: the self cost of every source
+ * file with line records, raw events, in name order. */
+static int l_file_costs(lua_State *L) {
+    cg_profile *p = check_profile(L, 1);
+    cg_file_costs **box = compat_newuserdata(L, sizeof *box);
+    *box = NULL;
+    if (luaL_newmetatable(L, "callgrind.file_costs")) {
+        lua_pushcfunction(L, file_costs_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    cg_error err;
+    if (!(*box = cg_file_costs_build(p, &err))) return luaL_error(L, "%s", err.message);
+    size_t n = cg_file_costs_count(*box), nraw = cg_raw_event_count(p);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 2);
+        lua_pushstring(L, cg_file_costs_name(*box, i));
+        lua_setfield(L, -2, "file");
+        lua_createtable(L, 0, (int)nraw);
+        const cg_cost *row = cg_file_costs_row(*box, i);
+        for (size_t e = 0; e < nraw; e++) {
+            compat_pushint64(L, row[e]);
+            lua_setfield(L, -2, cg_event_name(p, e));
+        }
+        lua_setfield(L, -2, "costs");
+        lua_rawseti(L, -2, (int)i + 1);
+    }
+    return 1;
+}
+
 const luaL_Reg rows_functions[] = {{"rows", l_rows},
+                                   {"file_costs", l_file_costs},
                                    {"row_files", l_row_files},
                                    {"listing", l_listing},
                                    {"columns", l_columns},

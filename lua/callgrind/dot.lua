@@ -12,6 +12,7 @@
 -- dot/choose.lua (which nodes and edges), dot/colors.lua (palettes) and dot/text.lua (DOT
 -- syntax, labels that tell functions apart); this file checks the options and writes the text.
 local choose = require "callgrind.dot.choose"
+local core = require "callgrind.core"
 local colors = require "callgrind.dot.colors"
 local format = require "callgrind.format"
 local names = require "callgrind.names"
@@ -80,7 +81,9 @@ local function settings(prof, opts, functions)
     out = {},
   }
   g.palette = colors.palettes[g.palette_name]
+  g.shown_names = {}
   if opts.event ~= nil or prof:events()[1] ~= nil then g.event = query.event(prof, opts.event) end
+  g.shown_event = g.event and escape(clean(g.event))
   local total = g.event and prof:total(g.event) or 0
   g.total = total
   function g.fraction(cost)
@@ -91,6 +94,8 @@ local function settings(prof, opts, functions)
     return (format.percent(cost, total):gsub("[ ()]", ""))
   end
   g.functions = choose.functions(prof, functions)
+  -- the labels tell apart functions of one name: the profile's, or those of the list given
+  g.namesakes = functions and text.namesakes(g.functions) or core.namesakes(prof)
   g.root = opts.root ~= nil and choose.focus(opts.root, "root", g.functions) or nil
   g.leaf = opts.leaf ~= nil and choose.focus(opts.leaf, "leaf", g.functions) or nil
   return g
@@ -131,11 +136,26 @@ local function add_wrapped(g, lines, s)
   for _, part in ipairs(parts) do lines[#lines + 1] = escape(part) end
 end
 
+-- A function's name as DOT text (cleaned and escaped), made once per function: the node's
+-- label and tooltip and the tooltip of every edge at it show it.
+local function shown_name(g, fn)
+  local name = g.shown_names[fn]
+  if not name then
+    name = escape(clean(fn.name))
+    g.shown_names[fn] = name
+  end
+  return name
+end
+
 local function node_label(g, fn)
   local lines = {}
-  local name = clean(fn.name)
-  if g.opts.strip then name = dot.strip_name(name) end
-  add_wrapped(g, lines, name)
+  if g.opts.strip or g.wrap_width then
+    local name = clean(fn.name)
+    if g.opts.strip then name = dot.strip_name(name) end
+    add_wrapped(g, lines, name)
+  else
+    lines[1] = shown_name(g, fn)
+  end
   if g.where[fn] then add_wrapped(g, lines, clean(g.where[fn])) end
   lines[#lines + 1] = g.percent(g.inclusive[fn])
   if g.show_self then lines[#lines + 1] = "(" .. g.percent(g.event and fn:self(g.event) or 0) .. ")" end
@@ -144,14 +164,14 @@ local function node_label(g, fn)
 end
 
 local function node_tooltip(g, fn)
-  local lines = { clean(fn.name), clean(names.file(fn.file)) }
-  if fn.object and fn.object ~= "" then lines[#lines + 1] = clean(fn.object) end
-  if fn.cycle then lines[#lines + 1] = fn.cycle end
+  local lines = { shown_name(g, fn), escape(clean(names.file(fn.file))) }
+  local object = fn.object
+  if object and object ~= "" then lines[#lines + 1] = escape(clean(object)) end
+  if fn.cycle then lines[#lines + 1] = escape(fn.cycle) end
   if g.event then
-    lines[#lines + 1] = ("%s: inclusive %s, self %s"):format(clean(g.event),
+    lines[#lines + 1] = ("%s: inclusive %s, self %s"):format(g.shown_event,
       format.thousands(g.inclusive[fn]), format.thousands(fn:self(g.event)))
   end
-  for i, line in ipairs(lines) do lines[i] = escape(line) end
   return concat(lines, "\\n")
 end
 
@@ -232,8 +252,8 @@ local function nodes(g)
   if drawn == 0 then empty_note(g) end
 end
 
-local function edge_tooltip(edge, what)
-  return escape(clean(edge.caller.name)) .. " -> " .. escape(clean(edge.callee.name)) .. "\\n"
+local function edge_tooltip(g, edge, what)
+  return shown_name(g, edge.caller) .. " -> " .. shown_name(g, edge.callee) .. "\\n"
     .. format.thousands(edge.count) .. what
 end
 
@@ -245,7 +265,7 @@ end
 -- each one's inclusive cost, so their sum counts nested calls again and can pass the total.
 -- They are drawn as thin dashed grey arrows with their call count only.
 local function recursive_edge(g, edge)
-  local tooltip = edge_tooltip(edge, " recursive " .. (edge.count == 1 and "call" or "calls")
+  local tooltip = edge_tooltip(g, edge, " recursive " .. (edge.count == 1 and "call" or "calls")
     .. ": their cost is part of " .. (edge.caller == edge.callee and "the function's" or "the cycle's"))
   edge_line(g, edge, { 'label="' .. format.thousands(edge.count) .. TIMES .. '"', 'tooltip="' .. tooltip .. '"',
     'color="#808080"', 'fontcolor="#595959"', 'style="dashed"', 'penwidth="0.5"', 'arrowsize="0.5"' })
@@ -258,7 +278,7 @@ local function weighted_edge(g, edge)
   local penwidth = max(0.5, 4 * w)
   local attrs = {
     'label="' .. g.percent(edge.cost) .. "\\n" .. format.thousands(edge.count) .. TIMES .. '"',
-    'tooltip="' .. edge_tooltip(edge, edge.count == 1 and " call" or " calls") .. '"',
+    'tooltip="' .. edge_tooltip(g, edge, edge.count == 1 and " call" or " calls") .. '"',
     'color="' .. colors.hex(r, gr, b) .. '"',
     'fontcolor="' .. colors.readable_on_white(r, gr, b) .. '"',
     'penwidth="' .. number(penwidth) .. '"',
@@ -351,7 +371,7 @@ function draw(g)
   local chosen = choose.nodes(g, g.node_threshold)
   local kept = choose.edges(g, chosen, g.edge_threshold)
   g.nodes, g.edges = choose.focused(chosen, kept, g.root, g.leaf)
-  g.where = text.locations(g.functions)
+  g.where = text.locations(g.namesakes, g.nodes)
   header(g)
   nodes(g)
   edges(g)

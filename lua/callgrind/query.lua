@@ -170,14 +170,8 @@ end
 --- header): { {file = ..., costs = {ev = n, ...}}, ... } by decreasing cost of `ev`.
 function query.by_file(prof, ev)
   ev = query.event(prof, ev)
-  local groups = query.groups(prof:events())
-  for fn in prof:functions() do
-    for line in fn:lines() do
-      local group, new = groups:add(line.file, function(e) return line:cost(e) end)
-      if new then group.file = line.file end
-    end
-  end
-  return sorted_groups(groups, "file", ev)
+  -- summed in C, the records of a function read only when its code spans several files
+  return sorted_groups({ list = core.file_costs(prof) }, "file", ev)
 end
 
 --- Self costs per object (shared library or executable): { {object = ..., costs = {...}}, ... }.

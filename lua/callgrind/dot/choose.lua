@@ -2,11 +2,12 @@
 -- nodes, caller/callee pairs between nodes above another share become edges (their call sites
 -- summed), and the focus options keep what a root calls or what calls a leaf, the way gprof2dot
 -- prunes.
+local core = require "callgrind.core"
 local query = require "callgrind.query"
 
 local choose = {}
 
-local sort = table.sort
+local max, sort = math.max, table.sort
 
 local function by_id(a, b)
   return a.id < b.id
@@ -70,28 +71,18 @@ end
 
 --- One edge per caller/callee pair between nodes, { caller =, callee =, count =, cost =,
 --- recursive = }, kept when recursive or when its cost reaches `threshold` percent of the
---- total; in the order of the functions, then of their first call.
+--- total; in the order of the functions, then of their first call. The calls are summed per
+--- pair in C (core.call_pairs): Lua sees each pair once, not each call record.
 function choose.edges(g, nodes, threshold)
-  local events = { g.event }
-  local edges = {}
+  local callers = {}
   for _, fn in ipairs(g.functions) do
-    if nodes[fn] then
-      local groups = query.groups(events)
-      for call in fn:callees() do
-        local callee = call.callee
-        if nodes[callee] then
-          local edge, new = groups:add(callee, function(ev) return call:inclusive(ev) end, call.count)
-          if new then edge.caller, edge.callee = fn, callee end
-        end
-      end
-      for _, edge in ipairs(groups.list) do
-        edge.cost = g.event and edge.costs[g.event] or 0
-        edge.costs = nil
-        -- a recursive call's cost is nested in its caller's: a share of it would overlap
-        edge.recursive = query.is_recursive(edge)
-        if edge.recursive or g.fraction(edge.cost) * 100 >= threshold then edges[#edges + 1] = edge end
-      end
-    end
+    if nodes[fn] then callers[#callers + 1] = fn end
+  end
+  local edges = {}
+  for _, edge in ipairs(core.call_pairs(g.prof, callers, g.event)) do
+    -- a recursive call's cost is nested in its caller's: a share of it would overlap
+    edge.recursive = query.is_recursive(edge)
+    if edge.recursive or g.fraction(edge.cost) * 100 >= threshold then edges[#edges + 1] = edge end
   end
   return edges
 end
@@ -137,9 +128,13 @@ local function edges_between(edges, nodes)
   return kept
 end
 
-local function by_caller_then_callee(a, b)
-  if a.caller.id ~= b.caller.id then return a.caller.id < b.caller.id end
-  return a.callee.id < b.callee.id
+-- The edges sorted by caller id, then callee id; the ids are read once per edge, not at
+-- every comparison (a field of a function handle is a call into C).
+local function sort_by_ids(edges)
+  local key, span = {}, 1
+  for _, edge in ipairs(edges) do span = max(span, edge.caller.id + 1, edge.callee.id + 1) end
+  for _, edge in ipairs(edges) do key[edge] = edge.caller.id * span + edge.callee.id end
+  sort(edges, function(a, b) return key[a] < key[b] end)
 end
 
 --- The nodes and edges left by the focus sets `root` and `leaf` (either may be nil): from the
@@ -153,7 +148,7 @@ function choose.focused(nodes, edges, root, leaf)
     nodes = reach(leaf, edges, nodes, false)
     edges = edges_between(edges, nodes)
   end
-  sort(edges, by_caller_then_callee)
+  sort_by_ids(edges)
   return nodes, edges
 end
 

@@ -4,7 +4,7 @@ local names = require "callgrind.names"
 
 local text = {}
 
-local concat = table.concat
+local concat, find = table.concat, string.find
 
 local ESCAPES = { ["\\"] = "\\\\", ['"'] = '\\"', ["&"] = "&amp;" }
 
@@ -12,6 +12,8 @@ local ESCAPES = { ["\\"] = "\\\\", ['"'] = '\\"', ["&"] = "&amp;" }
 --- reads HTML entities (&lt;, &amp;) in labels, so both are escaped; `<`, `>`, `{`, `}` and `|`
 --- mean nothing outside record shapes and HTML labels, and stay as they are.
 function text.escape(s)
+  -- most names have none: no new string then
+  if not find(s, '[\\"&]') then return s end
   return (s:gsub('[\\"&]', ESCAPES))
 end
 
@@ -64,22 +66,37 @@ local function telling_apart(group)
   return SCHEMES[#SCHEMES]
 end
 
---- For each function whose name other functions share, the text that tells it apart: the
---- file's base name, the whole file, and the object as well when needed. { [fn] = text }.
-function text.locations(functions)
+--- The functions of the list that share their name with another of the list: one list per
+--- name, in the order the names first come.
+function text.namesakes(functions)
   local by_name, order = {}, {}
   for _, fn in ipairs(functions) do
-    local group = by_name[fn.name]
+    local name = fn.name
+    local group = by_name[name]
     if not group then
       group = {}
-      by_name[fn.name] = group
+      by_name[name] = group
       order[#order + 1] = group
     end
     group[#group + 1] = fn
   end
-  local where = {}
+  local groups = {}
   for _, group in ipairs(order) do
-    if #group > 1 then
+    if #group > 1 then groups[#groups + 1] = group end
+  end
+  return groups
+end
+
+--- For each function of the groups of namesakes (lists of functions of one name) that hold
+--- one of `wanted` (a set of functions; nil: every group), the text that tells it apart from
+--- the others of its group: the file's base name, the whole file, and the object as well when
+--- needed. { [fn] = text }.
+function text.locations(groups, wanted)
+  local where = {}
+  for _, group in ipairs(groups) do
+    local shown = not wanted
+    for _, fn in ipairs(group) do shown = shown or wanted[fn] end
+    if shown then
       local scheme = telling_apart(group)
       for _, fn in ipairs(group) do where[fn] = scheme(fn) end
     end
