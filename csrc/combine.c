@@ -1,7 +1,9 @@
 /* combine.c - new profiles made from loaded ones: weighted sums (merging runs or threads, and
  * differences with a weight of -1) and selections of functions. Both feed the records of the
  * source profiles to a loader, so the result is merged by identity and analysed exactly as if
- * it had been read from a file. */
+ * it had been read from a file. A sum feeds each function's line records of all sources merged
+ * by position (each source's stream is sorted already), so that its stream is built in order,
+ * never compacted. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,10 +124,10 @@ static int add_sections(builder *b, source_map *m, cg_cost weight, cg_error *err
     return 0;
 }
 
-/* Adds one source profile; `keep` (optional) says which functions stay, the others becoming
- * the function `dropped` (a new function index) */
-static int add_profile(builder *b, source_map *m, cg_cost weight, const unsigned char *keep,
-                       uint32_t dropped, cg_error *err) {
+/* Adds one source profile's events, sections and functions; `keep` (optional) says which
+ * functions stay, the others becoming the function `dropped` (a new function index). */
+static int add_functions(builder *b, source_map *m, cg_cost weight, const unsigned char *keep,
+                         uint32_t dropped, cg_error *err) {
     const cg_profile *src = m->src;
     if (map_events(b, m, err) || add_sections(b, m, weight, err)) return -1;
     for (size_t f = 0; f < src->nfns; f++) {
@@ -141,6 +143,20 @@ static int add_profile(builder *b, source_map *m, cg_cost weight, const unsigned
         if (build_function(b, name, file, object, &m->functions[f])) return nomem(err);
         build_defined(b, m->functions[f]);
     }
+    return 0;
+}
+
+/* A line record of the new profile: `row` (the builder's width) added to function `fn`. */
+static int put_line(builder *b, uint32_t fn, uint32_t file, uint64_t line, uint64_t addr,
+                    const cg_cost *row, cg_error *err) {
+    status rc = build_line(b, fn, file, line, addr, row, build_width(b));
+    if (rc == ST_OVERFLOW) return overflow(err, "a line's cost");
+    return rc ? nomem(err) : 0;
+}
+
+/* Adds the line records of a source's functions one by one, each of them as it was read. */
+static int add_lines(builder *b, source_map *m, cg_cost weight, cg_error *err) {
+    const cg_profile *src = m->src;
     for (size_t f = 0; f < src->nfns; f++) {
         line_reader r;
         line_reader_init(&r, &src->line_stores[f]);
@@ -151,11 +167,15 @@ static int add_profile(builder *b, source_map *m, cg_cost weight, const unsigned
                 return overflow(err, "a line's cost");
             uint32_t file;
             if (map_string(b, m, r.file, &file)) return nomem(err);
-            status rc = build_line(b, m->functions[f], file, r.line, r.addr, row, build_width(b));
-            if (rc == ST_OVERFLOW) return overflow(err, "a line's cost");
-            if (rc) return nomem(err);
+            if (put_line(b, m->functions[f], file, r.line, r.addr, row, err)) return -1;
         }
     }
+    return 0;
+}
+
+/* Adds a source's calls and jumps, weighted. */
+static int add_calls(builder *b, source_map *m, cg_cost weight, cg_error *err) {
+    const cg_profile *src = m->src;
     for (size_t c = 0; c < src->ncalls; c++) {
         const call_rec *call = &src->calls[c];
         call_rec key = *call;
@@ -190,17 +210,114 @@ static int add_profile(builder *b, source_map *m, cg_cost weight, const unsigned
     return 0;
 }
 
-static int add_source(builder *b, const cg_profile *src, cg_cost weight, const unsigned char *keep,
-                      uint32_t dropped, cg_error *err) {
-    source_map m = {.src = src};
-    m.strings = calloc(src->strings.count ? src->strings.count : 1, sizeof *m.strings);
-    m.events = calloc(src->nraw ? src->nraw : 1, sizeof *m.events);
-    m.functions = calloc(src->nfns ? src->nfns : 1, sizeof *m.functions);
-    int rc = (m.strings && m.events && m.functions) ? add_profile(b, &m, weight, keep, dropped, err)
-                                                    : nomem(err);
-    free(m.strings);
-    free(m.events);
-    free(m.functions);
+static int map_new(source_map *m, const cg_profile *src) {
+    memset(m, 0, sizeof *m);
+    m->src = src;
+    m->strings = calloc(src->strings.count ? src->strings.count : 1, sizeof *m->strings);
+    m->events = calloc(src->nraw ? src->nraw : 1, sizeof *m->events);
+    m->functions = calloc(src->nfns ? src->nfns : 1, sizeof *m->functions);
+    return m->strings && m->events && m->functions ? 0 : -1;
+}
+
+static void map_free(source_map *m) {
+    free(m->strings);
+    free(m->events);
+    free(m->functions);
+}
+
+/* One source's records of the function whose records are being merged (merge_lines). */
+typedef struct line_input {
+    source_map *m;
+    cg_cost weight;
+    line_reader r;
+    int more;      /* a record is read: its position in r, its costs in m->values */
+    uint32_t file; /* its file in the new profile */
+} line_input;
+
+static int input_next(builder *b, line_input *in) {
+    in->more = line_reader_next(&in->r, in->m->values, in->m->src->nraw);
+    return in->more ? map_string(b, in->m, in->r.file, &in->file) : 0;
+}
+
+/* The records of new function `fn` from the `n` inputs, each a finished stream (sorted, each
+ * position once): merged by position, a position the inputs share summed in input order, so
+ * that the function's stream is appended in order and needs no compaction. */
+static int merge_function(builder *b, uint32_t fn, line_input *in, size_t n, cg_cost *row,
+                          cg_error *err) {
+    for (size_t k = 0; k < n; k++)
+        if (input_next(b, &in[k])) return nomem(err);
+    for (;;) {
+        line_input *first = NULL;
+        for (size_t k = 0; k < n; k++) {
+            if (!in[k].more) continue;
+            if (!first || in[k].r.addr < first->r.addr ||
+                (in[k].r.addr == first->r.addr && in[k].r.line < first->r.line))
+                first = &in[k];
+        }
+        if (!first) return 0;
+        uint64_t line = first->r.line, addr = first->r.addr;
+        uint32_t file = first->file;
+        memset(row, 0, build_width(b) * sizeof *row);
+        for (size_t k = 0; k < n; k++) {
+            line_input *x = &in[k];
+            if (!x->more || x->r.addr != addr || x->r.line != line || x->file != file) continue;
+            if (add_weighted(row, x->m->events, x->m->values, x->m->src->nraw, x->weight))
+                return overflow(err, "a line's cost");
+            if (input_next(b, x)) return nomem(err);
+        }
+        if (put_line(b, fn, file, line, addr, row, err)) return -1;
+    }
+}
+
+/* The line records of every source, function by function of the new profile: each function's
+ * records of all sources merged by position (merge_function), rather than appended source
+ * after source and compacted. */
+static int merge_lines(builder *b, source_map *maps, const cg_cost *weights, size_t n,
+                       cg_error *err) {
+    size_t nfns = cg_function_count(b->p);
+    /* of[k * nfns + fn]: the function of source k that is new function fn, + 1 (0: none) */
+    uint32_t *of = calloc(n * nfns + 1, sizeof *of);
+    line_input *in = calloc(n + 1, sizeof *in);
+    cg_cost *row = malloc(MAX_RAW_EVENTS * sizeof *row);
+    int rc = of && in && row ? 0 : nomem(err);
+    for (size_t k = 0; rc == 0 && k < n; k++)
+        for (size_t f = 0; f < maps[k].src->nfns; f++)
+            of[k * nfns + maps[k].functions[f]] = (uint32_t)f + 1;
+    for (size_t fn = 0; rc == 0 && fn < nfns; fn++) {
+        size_t used = 0;
+        for (size_t k = 0; k < n; k++) {
+            uint32_t f = of[k * nfns + fn];
+            if (!f) continue;
+            in[used] = (line_input){&maps[k], weights[k], {0}, 0, 0};
+            line_reader_init(&in[used++].r, &maps[k].src->line_stores[f - 1]);
+        }
+        rc = merge_function(b, (uint32_t)fn, in, used, row, err);
+    }
+    free(of);
+    free(in);
+    free(row);
+    return rc;
+}
+
+/* The sources in order: their events, sections and functions; their line records merged
+ * function by function; their calls and jumps. */
+static int add_sources(builder *b, const cg_profile *const *profiles, const cg_cost *weights,
+                       size_t n, cg_error *err) {
+    source_map *maps = calloc(n + 1, sizeof *maps);
+    if (!maps) return nomem(err);
+    int rc = 0;
+    size_t made = 0;
+    for (; rc == 0 && made < n; made++) {
+        if (map_new(&maps[made], profiles[made])) {
+            rc = nomem(err);
+        } else {
+            rc = add_functions(b, &maps[made], weights[made], NULL, 0, err);
+        }
+    }
+    if (rc == 0) rc = merge_lines(b, maps, weights, n, err);
+    for (size_t k = 0; rc == 0 && k < n; k++) rc = add_calls(b, &maps[k], weights[k], err);
+    for (size_t k = 0; k < made; k++) map_free(&maps[k]);
+    free(maps);
     return rc;
 }
 
@@ -218,19 +335,25 @@ static cg_options combined_options(const cg_profile *const *sources, size_t n,
 
 cg_profile *cg_profile_combine(const cg_profile *const *profiles, const int64_t *weights, size_t n,
                                const cg_options *given, cg_error *err) {
-    cg_options opts = combined_options(profiles, n, given);
-    cg_loader *ld = cg_loader_new(&opts, err);
-    if (!ld) return NULL;
     for (size_t i = 0; i < n; i++) {
         if (!profiles[i]) {
             set_error(err, CG_ERR_USAGE, 0, "cg_profile_combine: profile %zu is NULL", i + 1);
-            cg_loader_free(ld);
             return NULL;
         }
-        if (add_source(&ld->b, profiles[i], weights ? weights[i] : 1, NULL, 0, err)) {
-            cg_loader_free(ld);
-            return NULL;
-        }
+    }
+    cg_cost *w = malloc((n + 1) * sizeof *w);
+    if (!w) {
+        nomem(err);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) w[i] = weights ? weights[i] : 1;
+    cg_options opts = combined_options(profiles, n, given);
+    cg_loader *ld = cg_loader_new(&opts, err);
+    int rc = ld ? add_sources(&ld->b, profiles, w, n, err) : -1;
+    free(w);
+    if (rc) {
+        cg_loader_free(ld);
+        return NULL;
     }
     return cg_loader_finish(ld, err);
 }
@@ -254,7 +377,13 @@ cg_profile *cg_profile_select(const cg_profile *p, const unsigned char *keep,
         }
         build_defined(&ld->b, dropped);
     }
-    if (add_source(&ld->b, p, 1, keep, dropped, err)) {
+    source_map m;
+    int rc = map_new(&m, p) ? nomem(err) : 0;
+    if (rc == 0) rc = add_functions(&ld->b, &m, 1, keep, dropped, err);
+    if (rc == 0) rc = add_lines(&ld->b, &m, 1, err);
+    if (rc == 0) rc = add_calls(&ld->b, &m, 1, err);
+    map_free(&m);
+    if (rc) {
         cg_loader_free(ld);
         return NULL;
     }

@@ -61,6 +61,78 @@ describe("callgrind.merge", function()
     os.remove(pb)
   end)
 
+  -- Instruction-level records of one function in three runs: positions each run has alone,
+  -- positions they share (summed), and two files at one address and line (inlined code).
+  local runs = {
+    parse([[
+positions: instr line
+events: Ir
+fl=a.c
+fn=f
+0x10 1 5
+fi=h.h
+0x14 2 7
+fe=a.c
+0x18 3 1
+]], "r1.out"),
+    parse([[
+positions: instr line
+events: Ir
+fl=a.c
+fn=f
+0x12 1 2
+fi=h.h
+0x14 2 3
+fi=g.h
+0x14 2 4
+fe=a.c
+0x20 4 6
+fn=g
+0x30 9 1
+]], "r2.out"),
+    parse([[
+positions: instr line
+events: Ir Dr
+fl=a.c
+fn=f
+0x10 1 1 1
+fi=g.h
+0x14 2 2
+]], "r3.out"),
+  }
+
+  local function records(prof, name)
+    local out = {}
+    for line in prof:find(name):lines() do
+      out[#out + 1] = ("%x %d %s %s %s"):format(line.addr, line.line, line.file, tostring(line:cost("Ir")),
+        tostring(line:cost("Dr")))
+    end
+    return out
+  end
+
+  it("merges each function's records by position, shared ones summed with their weights", function()
+    local sum = callgrind.merge(runs)
+    assert.same({ "10 1 a.c 6 1", "12 1 a.c 2 0", "14 2 g.h 6 0", "14 2 h.h 10 0", "18 3 a.c 1 0",
+      "20 4 a.c 6 0" }, records(sum, "f"))
+    assert.equal(31, sum:find("f"):self("Ir"))
+    local weighted = require("callgrind.core").combine(runs, { 2, 1, -3 })
+    assert.same({ "10 1 a.c 7 -3", "12 1 a.c 2 0", "14 2 g.h -2 0", "14 2 h.h 17 0", "18 3 a.c 2 0",
+      "20 4 a.c 6 0" }, records(weighted, "f"))
+    assert.same({ "30 9 a.c 1 0" }, records(weighted, "g"))
+    assert.equal(2 * 13 + 15 - 3 * 3, weighted:find("f"):self("Ir"))
+  end)
+
+  it("merges records as loading the files together does", function()
+    local paths = {}
+    for i, run in ipairs(runs) do
+      paths[i] = os.tmpname()
+      assert(run:write(paths[i]))
+    end
+    local together = assert(callgrind.load(paths))
+    assert.is_nil(model.difference(model.snapshot(callgrind.merge(runs)), model.snapshot(together)))
+    for _, path in ipairs(paths) do os.remove(path) end
+  end)
+
   it("raises for a list without profiles", function()
     assert.has_error(function() callgrind.merge {} end)
     assert.has_error(function() callgrind.merge { a, "x" } end)
