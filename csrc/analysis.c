@@ -142,17 +142,20 @@ static int find_cycles(analysis *a) {
     cg_profile *p = a->p;
     size_t n = p->nfns;
     int rc = -1;
-    uint32_t *order = malloc((n + 1) * sizeof *order); /* discovery index + 1, 0 = unvisited */
-    uint32_t *low = malloc((n + 1) * sizeof *low);
-    uint32_t *stack = malloc((n + 1) * sizeof *stack);   /* Tarjan's stack */
-    uint32_t *frames = malloc((n + 1) * sizeof *frames); /* DFS path */
-    uint32_t *edge = malloc((n + 1) * sizeof *edge);     /* next callee position per function */
-    unsigned char *on_stack = calloc(n + 1, 1);
-    uint32_t *scc_of = malloc((n + 1) * sizeof *scc_of);
+    /* the search's arrays in one block: from 512 KiB on in huge pages (pages.h), where seven
+     * blocks of their own were each faulted in 4 KiB at a time (single-10: 335 faults) */
+    uint32_t *block =
+        n < (SIZE_MAX - 1) / 7 / sizeof *block ? zeroed_array(7 * (n + 1), sizeof *block) : NULL;
+    uint32_t *order = block; /* discovery index + 1, 0 = unvisited */
+    uint32_t *low = block ? block + (n + 1) : NULL;
+    uint32_t *stack = block ? block + 2 * (n + 1) : NULL;  /* Tarjan's stack */
+    uint32_t *frames = block ? block + 3 * (n + 1) : NULL; /* DFS path */
+    uint32_t *edge = block ? block + 4 * (n + 1) : NULL;   /* next callee position per function */
+    unsigned char *on_stack = block ? (unsigned char *)(block + 5 * (n + 1)) : NULL;
+    uint32_t *scc_of = block ? block + 6 * (n + 1) : NULL;
     uint32_t *scc_min = NULL, *scc_size = NULL, *rank = NULL;
     size_t nscc = 0;
-    if (!order || !low || !stack || !frames || !edge || !on_stack || !scc_of) goto out;
-    memset(order, 0, (n + 1) * sizeof *order);
+    if (!block) goto out;
     uint32_t counter = 0;
     size_t sp = 0;
     for (size_t root = 0; root < n; root++) {
@@ -241,13 +244,7 @@ static int find_cycles(analysis *a) {
     }
     rc = 0;
 out:
-    free(order);
-    free(low);
-    free(stack);
-    free(frames);
-    free(edge);
-    free(on_stack);
-    free(scc_of);
+    free(block);
     free(scc_min);
     free(scc_size);
     free(rank);
