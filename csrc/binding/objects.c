@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../vec.h"
 #include "binding.h"
 
 void push_types(lua_State *L) {
@@ -88,7 +89,10 @@ int text_buffer_append(void *buffer, const char *data, size_t len) {
     if (t->len + len > t->cap) {
         size_t cap = t->cap ? t->cap : 65536;
         while (cap < t->len + len) cap = cap > SIZE_MAX / 2 ? t->len + len : cap * 2;
-        char *grown = realloc(t->data, cap);
+        /* from 512 KiB on in huge pages (vec.h): the text of a big report (gcc's tree: 81 MB)
+         * was faulted in 4 KiB at a time */
+        char *grown =
+            cap < PAGES_HINTED ? realloc(t->data, cap) : vec_grow_in_pages(t->data, t->len, &cap);
         if (!grown) return -1;
         t->data = grown;
         t->cap = cap;
