@@ -1,12 +1,11 @@
 /* flame_folded.c - the folded text of a flame graph: one line per frame with a cost, the names
  * of its stack joined by ';' and the cost, as flamegraph.pl, inferno and speedscope read it. */
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "flame.h"
 #include "fault.h"
+#include "numfmt.h"
 #include "vec.h"
 
 typedef struct out_buffer {
@@ -97,10 +96,11 @@ int cg_flame_write_folded(const cg_flame *f, unsigned label, const char *prefix,
         }
         if (d + 1 < f->n) start[d + 1] = len;
         if (f->self[i] > 0) {
-            char number[32];
-            int k = snprintf(number, sizeof number, " %" PRId64 "\n", f->self[i]);
+            char number[NUMFMT_MAX + 2] = " ";
+            char *end = put_i64(number + 1, f->self[i]);
+            *end++ = '\n';
             out_add(o, line, len);
-            out_add(o, number, (size_t)k);
+            out_add(o, number, (size_t)(end - number));
         }
     }
     out_flush(o);

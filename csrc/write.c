@@ -11,6 +11,7 @@
 #include "fault.h"
 #include "model.h"
 #include "msort.h"
+#include "numfmt.h"
 #include "vec.h"
 
 /* Sets `err` (fault.h) and gives -1. */
@@ -68,23 +69,6 @@ static int out_finish(out *o, cg_error *err) {
 }
 
 /* ---- numbers as text ---- */
-
-static inline char *put_u64(char *p, uint64_t v) {
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n) *p++ = tmp[--n];
-    return p;
-}
-
-static inline char *put_i64(char *p, int64_t v) {
-    if (v >= 0) return put_u64(p, (uint64_t)v);
-    *p++ = '-';
-    return put_u64(p, 0 - (uint64_t)v);
-}
 
 static inline char *put_hex(char *p, uint64_t v) {
     static const char digits[] = "0123456789abcdef";

@@ -1,9 +1,9 @@
 /* rank.c - core.rank: the functions of a profile in order of cost (csrc/rank.h). */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../numfmt.h"
 #include "../rank.h"
 #include "binding.h"
 
@@ -96,15 +96,14 @@ static int l_cost_text(lua_State *L) {
                 luaL_addlstring(&b, sep, seplen);
             }
         }
-        char num[24];
-        luaL_addlstring(&b, num,
-                        (size_t)snprintf(num, sizeof num, "%" PRIu64, cg_function_called(p, fn)));
+        char num[NUMFMT_MAX];
+        luaL_addlstring(&b, num, (size_t)(put_u64(num, cg_function_called(p, fn)) - num));
         for (size_t e = 0; e < nevents; e++) {
             const cg_cost *rows[2] = {cg_function_self(p, fn), cg_function_inclusive(p, fn)};
             for (int k = 0; k < 2; k++) {
                 luaL_addlstring(&b, sep, seplen);
                 int64_t v = checked_cost(L, p, rows[k], events[e]);
-                luaL_addlstring(&b, num, (size_t)snprintf(num, sizeof num, "%" PRId64, v));
+                luaL_addlstring(&b, num, (size_t)(put_i64(num, v) - num));
             }
         }
         luaL_pushresult(&b);
