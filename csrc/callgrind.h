@@ -160,6 +160,10 @@ size_t cg_function_callee(const cg_profile *p, size_t fn, size_t i);
 size_t cg_function_caller_count(const cg_profile *p, size_t fn);
 size_t cg_function_caller(const cg_profile *p, size_t fn, size_t i);
 size_t cg_function_line_count(const cg_profile *p, size_t fn);
+/* The file every line record of the function lies in (its own code, or code inlined from one
+ * file), or NULL when they lie in several files or there are none: a function in one file
+ * costs that file its self cost. Reads the records' files only, and stops at a second file. */
+const char *cg_function_single_file(const cg_profile *p, size_t fn);
 size_t cg_function_jump_count(const cg_profile *p, size_t fn);
 size_t cg_function_jump(const cg_profile *p, size_t fn, size_t i);
 /* The jumps whose target is in the function (jfn= naming it, or its own jumps without jfn=),

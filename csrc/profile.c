@@ -227,6 +227,20 @@ FIELD_ACCESSOR(size_t, cg_function_line_count, line_stores, count)
 RANGE_ACCESSORS(jump, jump_begin, jump_index)
 RANGE_ACCESSORS(jump_in, jump_in_begin, jump_in_index)
 
+/* line_store_scan's callback: stops at the second file of a stream. */
+static int second_file(void *ctx, uint32_t file) {
+    (void)file;
+    return ++*(int *)ctx > 1;
+}
+
+const char *cg_function_single_file(const cg_profile *p, size_t fn) {
+    int files = 0;
+    line_span span;
+    if (line_store_scan(&p->line_stores[fn], second_file, &files, &span) || !span.count)
+        return NULL;
+    return STR(span.file);
+}
+
 const uint32_t *profile_name_order(cg_profile *p) {
     if (!p->name_order) p->name_order = name_order_build(p);
     return p->name_order;

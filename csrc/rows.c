@@ -192,15 +192,23 @@ static int sum_function(cg_rows *r, summer *s, size_t fn, cg_line_cursor *cursor
     size_t w = r->width;
     s->n = 0;
     if (!part_of(&s->parts, &s->n, &s->cap, &s->pool, w, cg_function_file(p, fn))) return -1;
-    cg_line rec;
-    cg_line_cursor_init(cursor, p, fn);
-    part *last = &s->parts[0];
-    while (cg_line_cursor_next(cursor, &rec)) {
-        if (last->file != rec.file) {
-            last = part_of(&s->parts, &s->n, &s->cap, &s->pool, w, rec.file);
-            if (!last) return -1;
+    const char *only = cg_function_single_file(p, fn);
+    if (only) {
+        /* every record in one file: its self cost is the function's, summed by the load */
+        part *x = part_of(&s->parts, &s->n, &s->cap, &s->pool, w, only);
+        if (!x) return -1;
+        memcpy(part_self(s, w, x), cg_function_self(p, fn), w * sizeof(cg_cost));
+    } else {
+        cg_line rec;
+        cg_line_cursor_init(cursor, p, fn);
+        part *last = &s->parts[0];
+        while (cg_line_cursor_next(cursor, &rec)) {
+            if (last->file != rec.file) {
+                last = part_of(&s->parts, &s->n, &s->cap, &s->pool, w, rec.file);
+                if (!last) return -1;
+            }
+            if (cg_add_costs(part_self(s, w, last), rec.costs, w)) return -2;
         }
-        if (cg_add_costs(part_self(s, w, last), rec.costs, w)) return -2;
     }
     size_t cycle = cg_function_cycle(p, fn);
     for (size_t i = 0, n = cg_function_callee_count(p, fn); i < n; i++) {

@@ -304,8 +304,43 @@ static void test_file_index(void) {
     cg_profile_free(p);
 }
 
+/* cg_function_single_file: the one file of a function's records, NULL for several or none. */
+static void test_single_file(void) {
+    const char text[] = "events: Ir\n"
+                        "fl=a.c\n"
+                        "fn=mixed\n"
+                        "3 10\n"
+                        "fi=b.h\n"
+                        "3 7\n"
+                        "fe=a.c\n"
+                        "4 1\n"
+                        "fn=own\n"
+                        "5 1\n"
+                        "6 2\n"
+                        "fn=inlined\n"
+                        "fi=e.h\n"
+                        "7 1\n"
+                        "8 1\n"
+                        "fn=caller\n"
+                        "cfn=own\n"
+                        "calls=1 5\n"
+                        "9 3\n";
+    cg_error err;
+    cg_profile *p = cg_load_buffer(text, sizeof text - 1, "in", NULL, &err);
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK(cg_function_single_file(p, cg_find_function(p, "mixed", NULL, NULL, CG_NONE)) == NULL);
+    CHECK_STR("a.c", cg_function_single_file(p, cg_find_function(p, "own", NULL, NULL, CG_NONE)));
+    CHECK_STR("e.h",
+              cg_function_single_file(p, cg_find_function(p, "inlined", NULL, NULL, CG_NONE)));
+    /* calls only: no line record */
+    CHECK(cg_function_single_file(p, cg_find_function(p, "caller", NULL, NULL, CG_NONE)) == NULL);
+    cg_profile_free(p);
+}
+
 int main(void) {
     test_extended();
+    test_single_file();
     test_line_sums_and_header_fields();
     test_file_index();
     test_gzip_buffer();
