@@ -274,26 +274,41 @@ static int merge_function(builder *b, uint32_t fn, line_input *in, size_t n, cg_
  * after source and compacted. */
 static int merge_lines(builder *b, source_map *maps, const cg_cost *weights, size_t n,
                        cg_error *err) {
-    size_t nfns = cg_function_count(b->p);
-    /* of[k * nfns + fn]: the function of source k that is new function fn, + 1 (0: none) */
-    uint32_t *of = calloc(n * nfns + 1, sizeof *of);
+    size_t nfns = cg_function_count(b->p), entries = 0;
+    for (size_t k = 0; k < n; k++) entries += maps[k].src->nfns;
+    /* The functions of all sources as entries, source after source (entry e of source k is its
+     * function e - base[k]), listed under the new function each one is, in source order:
+     * first[fn] is the first entry + 1 (0: none), next[e] the entry after e + 1. Memory follows
+     * the sources' functions, however many sources a merge has. */
+    uint32_t *first = calloc(nfns + 1, sizeof *first);
+    uint32_t *next = malloc((entries + 1) * sizeof *next);
+    uint32_t *source = malloc((entries + 1) * sizeof *source);
+    size_t *base = malloc((n + 1) * sizeof *base);
     line_input *in = calloc(n + 1, sizeof *in);
     cg_cost *row = malloc(MAX_RAW_EVENTS * sizeof *row);
-    int rc = of && in && row ? 0 : nomem(err);
-    for (size_t k = 0; rc == 0 && k < n; k++)
-        for (size_t f = 0; f < maps[k].src->nfns; f++)
-            of[k * nfns + maps[k].functions[f]] = (uint32_t)f + 1;
+    int rc = first && next && source && base && in && row && entries < UINT32_MAX ? 0 : nomem(err);
+    for (size_t k = 0, at = 0; rc == 0 && k < n; at += maps[k++].src->nfns) base[k] = at;
+    for (size_t k = n; rc == 0 && k-- > 0;) {
+        for (size_t f = maps[k].src->nfns; f-- > 0;) {
+            size_t e = base[k] + f, fn = maps[k].functions[f];
+            next[e] = first[fn];
+            source[e] = (uint32_t)k;
+            first[fn] = (uint32_t)e + 1;
+        }
+    }
     for (size_t fn = 0; rc == 0 && fn < nfns; fn++) {
         size_t used = 0;
-        for (size_t k = 0; k < n; k++) {
-            uint32_t f = of[k * nfns + fn];
-            if (!f) continue;
+        for (uint32_t e = first[fn]; e; e = next[e - 1]) {
+            size_t k = source[e - 1];
             in[used] = (line_input){&maps[k], weights[k], {0}, 0, 0};
-            line_reader_init(&in[used++].r, &maps[k].src->line_stores[f - 1]);
+            line_reader_init(&in[used++].r, &maps[k].src->line_stores[e - 1 - base[k]]);
         }
         rc = merge_function(b, (uint32_t)fn, in, used, row, err);
     }
-    free(of);
+    free(first);
+    free(next);
+    free(source);
+    free(base);
     free(in);
     free(row);
     return rc;

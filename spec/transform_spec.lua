@@ -122,6 +122,15 @@ fi=g.h
     assert.equal(2 * 13 + 15 - 3 * 3, weighted:find("f"):self("Ir"))
   end)
 
+  it("merges the records of many inputs, each function's from the inputs that have it", function()
+    local many = {}
+    for i = 1, 25 do many[i] = runs[(i - 1) % 3 + 1] end -- runs 1, 2 and 3 by turns: 9, 8 and 8 times
+    local sum = callgrind.merge(many)
+    assert.same({ "10 1 a.c 53 8", "12 1 a.c 16 0", "14 2 g.h 48 0", "14 2 h.h 87 0", "18 3 a.c 9 0",
+      "20 4 a.c 48 0" }, records(sum, "f"))
+    assert.same({ "30 9 a.c 8 0" }, records(sum, "g"))
+  end)
+
   it("merges records as loading the files together does", function()
     local paths = {}
     for i, run in ipairs(runs) do
