@@ -165,6 +165,14 @@ static void test_errors(void) {
     CHECK_INT(CG_ERR_ABORTED, err.code);
 }
 
+/* A profile of `text` loaded strictly from memory, checked to load. */
+static cg_profile *load_text(const char *text, size_t len) {
+    cg_error err;
+    cg_profile *p = cg_load_buffer(text, len, "in", NULL, &err);
+    CHECK(p != NULL);
+    return p;
+}
+
 /* What a binding shows without computing it: per-line sums and typed header fields. */
 static void test_line_sums_and_header_fields(void) {
     const char text[] = "pid: 4242\n"
@@ -183,8 +191,7 @@ static void test_line_sums_and_header_fields(void) {
                         "fn=other\n"
                         "3 100\n";
     cg_error err;
-    cg_profile *p = cg_load_buffer(text, sizeof text - 1, "in", NULL, &err);
-    CHECK(p != NULL);
+    cg_profile *p = load_text(text, sizeof text - 1);
     if (!p) return;
     cg_line_sums *s = cg_line_sums_build(p, 0, NULL, 0, cg_function_count(p), &err);
     CHECK(s != NULL);
@@ -253,8 +260,7 @@ static void test_file_index(void) {
                         "fn=leaf\n"
                         "9 2\n";
     cg_error err;
-    cg_profile *p = cg_load_buffer(text, sizeof text - 1, "in", NULL, &err);
-    CHECK(p != NULL);
+    cg_profile *p = load_text(text, sizeof text - 1);
     if (!p) return;
     const cg_file_index *x = cg_file_index_get(p, &err);
     CHECK(x != NULL);
@@ -325,9 +331,7 @@ static void test_single_file(void) {
                         "cfn=own\n"
                         "calls=1 5\n"
                         "9 3\n";
-    cg_error err;
-    cg_profile *p = cg_load_buffer(text, sizeof text - 1, "in", NULL, &err);
-    CHECK(p != NULL);
+    cg_profile *p = load_text(text, sizeof text - 1);
     if (!p) return;
     CHECK(cg_function_single_file(p, cg_find_function(p, "mixed", NULL, NULL, CG_NONE)) == NULL);
     CHECK_STR("a.c", cg_function_single_file(p, cg_find_function(p, "own", NULL, NULL, CG_NONE)));
