@@ -525,4 +525,64 @@ describe("callgrind.asm on valgrind profiles", function()
     assert.truthy(text:find("\nEvents shown: Ir\n", 1, true))
     assert.falsy(text:find("%)", 1, true))
   end)
+
+  it("reads an object's symbol table once for the functions of one cache", function()
+    -- an objdump that notes each table it is asked for, then runs the real one
+    local log, wrapper = os.tmpname(), os.tmpname()
+    os.remove(log)
+    fixtures.write(wrapper, "#!/bin/sh\ncase \"$1\" in -t|-T) echo \"$1\" >> " .. quote(log) .. ";; esac\n"
+      .. 'exec objdump "$@"\n')
+    assert.equal(0, run.status("chmod +x " .. quote(wrapper)))
+    local function tables_read()
+      local h = io.open(log)
+      if not h then return 0 end
+      local n = select(2, h:read("*a"):gsub("\n", ""))
+      h:close()
+      os.remove(log)
+      return n
+    end
+    local cache = {}
+    local texts = {}
+    for i, name in ipairs { "count_words", "main", "count_words" } do
+      texts[i] = asm.text(prof, name, { objdump = wrapper, cache = cache })
+    end
+    assert.equal(1, tables_read()) -- the program's symbol table, read for the first function
+    assert.equal(texts[1], texts[3])
+    assert.equal(texts[1], asm.text(prof, "count_words", { objdump = wrapper }))
+    assert.equal(texts[2], asm.text(prof, "main", { objdump = wrapper }))
+    assert.equal(2, tables_read()) -- without a cache, once a function
+    os.remove(wrapper)
+  end)
+end)
+
+describe("callgrind.asm.ranges", function()
+  local ranges = require "callgrind.asm.ranges"
+
+  -- a symbol at 0x1000 of 0x100 bytes; outside it, addresses 0x2000 and 0x2100 (one stretch:
+  -- 256 bytes apart), 0x5000, and 0x30000 (more than 64 KiB past the others)
+  local plan = ranges.plan({ 0x1004, 0x2000, 0x2100, 0x5000, 0x30000 }, { addr = 0x1000, size = 0x100 })
+
+  it("keeps the symbol and the stretches the profile names outside it", function()
+    local keep = {}
+    for i, part in ipairs(plan.keep) do keep[i] = { part.first, part.last, part.stop } end
+    assert.same({ { 0x1000, 0x10ff, 0x1100 }, { 0x2000, 0x2100, 0x2110 }, { 0x5000, 0x5000, 0x5010 },
+      { 0x30000, 0x30000, 0x30010 } }, keep)
+    assert.equal(4, plan.outside)
+  end)
+
+  it("disassembles stretches less than 64 KiB apart in one run of objdump", function()
+    local runs = {}
+    for i, run in ipairs(plan.runs) do runs[i] = { run.start, run.stop } end
+    assert.same({ { 0x1000, 0x5010 }, { 0x30000, 0x30010 } }, runs)
+  end)
+
+  it("tells the instructions it keeps, at every edge of every part", function()
+    local kept = {}
+    for _, addr in ipairs { 0xfff, 0x1000, 0x10ff, 0x1100, 0x1fff, 0x2000, 0x2080, 0x2100, 0x2101, 0x4fff,
+      0x5000, 0x5001, 0x2ffff, 0x30000, 0x30001 } do
+      if ranges.kept(plan, addr) then kept[#kept + 1] = string.format("%x", addr) end
+    end
+    assert.same({ "1000", "10ff", "2000", "2080", "2100", "5000", "30000" }, kept)
+    assert.is_false(ranges.kept(ranges.plan({}, nil), 0x1000))
+  end)
 end)

@@ -64,6 +64,7 @@ local function options(prof, fn, opts)
     dirs = opts.dirs,
     debug_dir = opts.debug_dir,
     percentages = opts.percentages,
+    cache = opts.cache,
   }
   return fn, o
 end
@@ -75,7 +76,7 @@ end
 -- The function's symbol, the load offset and what to disassemble: { symbol = (nil without
 -- one), offset =, debug_file =, plan = ranges.plan(...) }; or nil and why no symbol fits.
 local function placement(o, path, fn, recs)
-  local symbols, debug_file = object.symbols(o.objdump, path, fn.name, o.debug_dir)
+  local symbols, debug_file = object.symbols(o.objdump, path, fn.name, o.debug_dir, o.cache)
   local place
   if #symbols == 0 then
     -- stripped objects, and functions callgrind names by address ("0x00000000000010a0")
@@ -103,12 +104,11 @@ end
 -- objdump's message.
 local function disassembled(o, path, plan)
   local list = {}
+  local function kept(addr) return ranges.kept(plan, addr) end
   for _, run in ipairs(plan.runs) do
-    local instructions, err = disassemble.range(o.objdump, path, run.start, run.stop)
+    local instructions, err = disassemble.range(o.objdump, path, run.start, run.stop, kept)
     if not instructions then return nil, err end
-    for _, instruction in ipairs(instructions) do
-      if ranges.kept(plan, instruction.addr) then list[#list + 1] = instruction end
-    end
+    for _, instruction in ipairs(instructions) do list[#list + 1] = instruction end
   end
   return list
 end
@@ -238,7 +238,8 @@ end
 --- opts: show (events, default all), hot (percent of the function's self cost of the first
 --- event from which an instruction is hot, default 1), object (the object's path), dirs
 --- (directories searched for it), offset (a load offset to take off the profile's addresses),
---- objdump (the program, default "objdump"), debug_dir (default /usr/lib/debug).
+--- objdump (the program, default "objdump"), debug_dir (default /usr/lib/debug), cache (a
+--- table kept between calls, in which the symbol tables read are kept for the next).
 function asm.instructions(prof, fn, opts)
   local o
   fn, o = options(prof, fn, opts)

@@ -275,8 +275,10 @@ end
 local function machine_code(prof, list, events, asm_options)
   local asm = require "callgrind.asm"
   local out, why = {}, nil
+  -- the functions of one object read its symbol tables once
+  local cache = {}
   for _, item in ipairs(list) do
-    local o = { show = events, context = DEFAULT_ASM_CONTEXT }
+    local o = { show = events, context = DEFAULT_ASM_CONTEXT, cache = cache }
     for k, v in pairs(asm_options or {}) do o[k] = v end
     local ok, text, kind = pcall(asm.text, prof, item.fn, o)
     if ok then

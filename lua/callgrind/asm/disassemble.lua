@@ -25,21 +25,25 @@ end
 --- Reads objdump's `-d -l` text: instruction lines ("  1159:\t0f b6 07 \tmovzbl ..."), and the
 --- lines before them that give the source position ("/src/prog.c:12", with an optional
 --- "(discriminator N)"). Symbol headers, function names ("count_words():") and section titles
---- are skipped.
-function disassemble.parse(text)
+--- are skipped. With `wanted` (a function of an address), only the instructions it keeps are
+--- read further than their address: a stripped program's function can span a megabyte of
+--- other code that one run of objdump reads with it.
+function disassemble.parse(text, wanted)
   local list = {}
   local file, line
   for row in text:gmatch("[^\n]+") do
-    local addr, rest = row:match("^%s*(%x+):\t(.*)$")
-    if addr then
+    local hex = row:match("^%s*(%x+):\t")
+    local addr = hex and tonumber(hex, 16)
+    if addr and (not wanted or wanted(addr)) then
+      local rest = row:match("^%s*%x+:\t(.*)$")
       local bytes, code = rest:match("^([^\t]*)\t(.*)$")
       bytes = (bytes or rest):gsub("%s+$", "")
       code = (code or ""):gsub("%s+$", "")
       list[#list + 1] = {
-        addr = tonumber(addr, 16), size = byte_count(bytes), bytes = bytes, text = code,
+        addr = addr, size = byte_count(bytes), bytes = bytes, text = code,
         file = file, line = line, target = branch_target(code),
       }
-    elseif not row:find("^%x+ <.*>:$") and not row:find("%(%):$") then
+    elseif not addr and not row:find("^%x+ <.*>:$") and not row:find("%(%):$") then
       local path, number = row:match("^(.-):(%d+)%s*%(discriminator %d+%)$")
       if not path then path, number = row:match("^(.-):(%d+)$") end
       if path and path ~= "" then file, line = path, tonumber(number) end
@@ -49,8 +53,8 @@ function disassemble.parse(text)
 end
 
 --- The instructions of [start, stop) in the object at `path`, disassembled by the program
---- `objdump`; or nil and objdump's own message.
-function disassemble.range(objdump, path, start, stop)
+--- `objdump` (only those `wanted` keeps, when given); or nil and objdump's own message.
+function disassemble.range(objdump, path, start, stop, wanted)
   local out, err, status = tools.run(objdump, {
     "-d", "-l", "-z", "-C", "--insn-width=16",
     string.format("--start-address=0x%x", start), string.format("--stop-address=0x%x", stop),
@@ -60,7 +64,7 @@ function disassemble.range(objdump, path, start, stop)
     local first = err:match("[^\n]+") or ("exit status " .. status)
     return nil, first
   end
-  return disassemble.parse(out)
+  return disassemble.parse(out, wanted)
 end
 
 return disassemble

@@ -124,21 +124,44 @@ end
 -- Symbols
 ---------------------------------------------------------------------------
 
--- Symbols called `wanted[name]` in objdump's -t (or, with `dynamic`, -T) table:
+-- Every symbol in objdump's -t (or, with `dynamic`, -T) table, by name, each with its row:
 -- "0000000000001159 l     F .text\t0000000000000043              count_words", where the
 -- dynamic table puts a version before the name ("GLIBC_2.2.5 strlen").
-local function read_symbols(objdump, path, wanted, dynamic, into)
+local function symbol_table(objdump, path, dynamic)
   local out = tools.run(objdump, { dynamic and "-T" or "-t", "-C", path })
+  local by_name, row_number = {}, 0
   for row in out:gmatch("[^\n]+") do
     local addr, section, size, rest = row:match("^(%x+) .......%s(%S+)\t(%x+)%s+(.-)%s*$")
     if addr and section ~= "*UND*" and section ~= "*ABS*" then
       local name = rest:gsub("^%.hidden%s+", ""):gsub("^%.protected%s+", ""):gsub("^%.internal%s+", "")
       if dynamic then name = name:match("^%S+%s+(.+)$") or name end
       name = name:gsub("@.*$", "")
-      if wanted[name] then
-        into[#into + 1] = { name = name, addr = tonumber(addr, 16), size = tonumber(size, 16) }
+      row_number = row_number + 1
+      local list = by_name[name]
+      if not list then
+        list = {}
+        by_name[name] = list
       end
+      list[#list + 1] = { name = name, addr = tonumber(addr, 16), size = tonumber(size, 16), row = row_number }
     end
+  end
+  return by_name
+end
+
+-- The symbols called `wanted[name]`, in the table's order, added to `into`. `cache` (a table,
+-- or nil) keeps each table read, so that the functions of one object read it once (a big
+-- program's dynamic table is tens of thousands of rows).
+local function read_symbols(objdump, path, wanted, dynamic, into, cache)
+  local key = objdump .. "\0" .. path .. (dynamic and "\0T" or "\0t")
+  local by_name = cache and cache[key] or symbol_table(objdump, path, dynamic)
+  if cache then cache[key] = by_name end
+  local found = {}
+  for name in pairs(wanted) do
+    for _, symbol in ipairs(by_name[name] or {}) do found[#found + 1] = symbol end
+  end
+  table.sort(found, function(a, b) return a.row < b.row end)
+  for _, symbol in ipairs(found) do
+    into[#into + 1] = { name = symbol.name, addr = symbol.addr, size = symbol.size }
   end
 end
 
@@ -155,17 +178,25 @@ end
 
 --- The symbols of the object at `path` that may be the function `name`: from its symbol
 --- table, else from its separate debug file, else from its dynamic symbols. Returns the list
---- ({name =, addr =, size =}, ...) and the debug file read, if any.
-function object.symbols(objdump, path, name, debug_dir)
+--- ({name =, addr =, size =}, ...) and the debug file read, if any. `cache` (a table, or nil)
+--- keeps what was read of the object for the next call with the same cache.
+function object.symbols(objdump, path, name, debug_dir, cache)
   local wanted, list = symbol_names(name), {}
-  read_symbols(objdump, path, wanted, false, list)
+  read_symbols(objdump, path, wanted, false, list, cache)
   if #list > 0 then return list end
-  local debug = object.debug_file(objdump, path, debug_dir)
+  local debug
+  local debug_key = objdump .. "\0" .. path .. "\0debug"
+  if cache and cache[debug_key] ~= nil then
+    debug = cache[debug_key] or nil
+  else
+    debug = object.debug_file(objdump, path, debug_dir)
+    if cache then cache[debug_key] = debug or false end
+  end
   if debug then
-    read_symbols(objdump, debug, wanted, false, list)
+    read_symbols(objdump, debug, wanted, false, list, cache)
     if #list > 0 then return list, debug end
   end
-  read_symbols(objdump, path, wanted, true, list)
+  read_symbols(objdump, path, wanted, true, list, cache)
   return list
 end
 
