@@ -128,6 +128,7 @@ extern const luaL_Reg async_functions[]; /* async.c */
 extern const luaL_Reg rows_functions[];  /* rows.c */
 extern const luaL_Reg rank_functions[];  /* rank.c */
 extern const luaL_Reg graph_functions[]; /* graph.c */
+extern const luaL_Reg page_functions[];  /* page.c */
 /* Creates the metatable of background loads (async.c). */
 void register_async(lua_State *L);
 extern const luaL_Reg flame_functions[]; /* flame.c */

@@ -87,6 +87,7 @@ CG_EXPORT int luaopen_callgrind_core(lua_State *L) {
     set_functions(L, MODULE, rows_functions);
     set_functions(L, MODULE, rank_functions);
     set_functions(L, MODULE, graph_functions);
+    set_functions(L, MODULE, page_functions);
     register_async(L);
     set_functions(L, MODULE, flame_functions);
     set_functions(L, MODULE, write_functions);

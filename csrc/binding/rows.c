@@ -187,7 +187,9 @@ static cg_rows *selected_rows(lua_State *L, cg_profile *p, cg_rows_query *q) {
 
 /* rows(prof, {events=, sort=, thresholds=, all=, inclusive=, limit=, merged=}) -> the rows a
  * listing shows, in order: { {key=, file=, name=, object=, functions={fn, ...}, self={ev=n},
- * inclusive={ev=n}, called=, primary=}, ... } with the costs of `events`. */
+ * inclusive={ev=n}, called=, primary=}, ... } with the costs of `events`; with count = true,
+ * how many rows it shows; with functions = true, the first function of each (the function of a
+ * merged row). */
 static int l_rows(lua_State *L) {
     profile_box *pbox = check_box(L, 1);
     cg_profile *p = open_profile(L, pbox);
@@ -200,6 +202,19 @@ static int l_rows(lua_State *L) {
     int merged = read_flag(L, "merged");
     cg_rows *r = selected_rows(L, p, &q);
     size_t shown = cg_rows_shown(r);
+    if (read_flag(L, "count")) {
+        lua_pushinteger(L, (lua_Integer)shown);
+        return 1;
+    }
+    if (read_flag(L, "functions")) {
+        /* each row's first function only (a merged row's one), no table per row */
+        lua_createtable(L, (int)shown, 0);
+        for (size_t k = 0; k < shown; k++) {
+            push_function(L, 1, pbox, cg_row_function(r, cg_rows_shown_row(r, k), 0));
+            lua_rawseti(L, -2, (int)k + 1);
+        }
+        return 1;
+    }
     lua_createtable(L, (int)shown, 0);
     for (size_t k = 0; k < shown; k++) {
         push_row(L, pbox, r, cg_rows_shown_row(r, k), events, nevents, merged);

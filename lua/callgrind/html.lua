@@ -11,6 +11,7 @@
 -- module's public API (report rows, calls, line sums, callgrind.dot, callgrind.flame,
 -- callgrind.asm); the page's script only sorts, filters and draws it (html/page.lua).
 local callgrind = require "callgrind"
+local core = require "callgrind.core"
 local json = require "callgrind.json"
 local source_files = require "callgrind.annotate.files"
 local rows = require "callgrind.rows"
@@ -110,13 +111,16 @@ end
 -- The functions, their calls
 ---------------------------------------------------------------------------
 
--- Every function as one row of the listing (inlined = "merge": one row per function, as the
--- function view needs), in the listing's order, and how many of them the threshold keeps (the
--- first ones: both lists are sorted alike).
-local function function_rows(prof, events, threshold)
-  local all = rows.select(prof, events, events, { inlined = "merge" })
-  local shown = rows.select(prof, events, events, { inlined = "merge", threshold = threshold })
-  return all, #shown
+-- Every function in the order of the listing's rows (inlined = "merge": one row per function,
+-- as the function view needs), and how many of them the threshold keeps (the first ones: both
+-- lists are sorted alike). The core gives the rows' functions and the count, no table per row.
+local function function_order(prof, events, threshold)
+  local query = rows.query(events, { inlined = "merge" })
+  query.events, query.functions = events, true
+  local all = core.rows(prof, query)
+  query = rows.query(events, { inlined = "merge", threshold = threshold })
+  query.events, query.count = events, true
+  return all, core.rows(prof, query)
 end
 
 -- Strings (files, objects) as indexes into one table.
@@ -131,12 +135,6 @@ local function interner()
     end
     return i
   end
-end
-
-local function costs_list(costs, events)
-  local out = {}
-  for i, ev in ipairs(events) do out[i] = costs[ev] end
-  return out
 end
 
 ---------------------------------------------------------------------------
@@ -314,46 +312,34 @@ local function event_names(prof, show)
   return names
 end
 
--- The data of the page as a Lua table (what html.data returns) and the flame graph's SVG.
-local function build(prof, o)
+-- The data of the page as a Lua table (what html.data returns); with `as_json`, its calls are
+-- the JSON text the page embeds (json.raw).
+local function build(prof, o, as_json)
   local events = event_names(prof, o.show)
   local threshold = o.threshold or DEFAULTS.threshold
   local strings, intern = interner()
-  local list, shown = function_rows(prof, events, threshold)
+  local listed, shown = function_order(prof, events, threshold)
+  local nrows = #listed
   local index_of, fns = {}, {}
-  local function_list = {}
-  for i, row in ipairs(list) do
-    local fn = row.functions[1]
+  for i, fn in ipairs(listed) do
     index_of[fn] = i - 1
-    fns[i] = { fn = fn, row = row }
-    function_list[i] = {
-      row.name, intern(row.file), intern(row.object), fn.called,
-      costs_list(row.self, events), costs_list(row.inclusive, events),
-    }
+    fns[i] = { fn = fn, row = true }
   end
-  -- functions of the model without a row (no cost of the shown events and no calls) still
-  -- take part in calls
+  -- every function has a merged row; one without would still take part in calls
   for fn in prof:functions() do
     if index_of[fn] == nil then
       fns[#fns + 1] = { fn = fn }
+      listed[#fns] = fn
       index_of[fn] = #fns - 1
-      local zeros = {}
-      for i = 1, #events do zeros[i] = 0 end
-      local incl = {}
-      for i, ev in ipairs(events) do incl[i] = fn:inclusive(ev) end
-      function_list[#fns] = { fn.name, intern(fn.file), intern(fn.object), fn.called, zeros, incl }
     end
   end
-  -- every call record: caller, callee, count, inclusive costs, call site line
-  local calls = {}
-  for i, entry in ipairs(fns) do
-    for call in entry.fn:callees() do
-      local c = { i - 1, index_of[call.callee], call.count }
-      for _, ev in ipairs(events) do c[#c + 1] = call:inclusive(ev) end
-      c[#c + 1] = call.line or 0
-      calls[#calls + 1] = c
-    end
-  end
+  -- each function's name, file and object (indexes into the strings) and costs, and every
+  -- call record (caller, callee, count, inclusive costs, call site line), made by the core: as
+  -- the JSON text the page embeds when the page is made
+  local function_list, names = core.function_rows(prof, listed, events, as_json)
+  for _, name in ipairs(names) do intern(name) end
+  local calls = core.call_rows(prof, listed, events, as_json)
+  if as_json then function_list, calls = json.raw(function_list), json.raw(calls) end
   local max_bytes = o.max_source_bytes or DEFAULTS.max_source_bytes
   local source_files, skipped = sources(prof, fns, events, intern,
     { include = o.include, read_file = o.read_file, max_source_bytes = max_bytes })
@@ -431,7 +417,7 @@ local function build(prof, o)
     totals = totals,
     threshold = threshold,
     shown = shown,
-    rows = #list,
+    rows = nrows,
     hot = o.hot or DEFAULTS.hot,
     context = o.context or DEFAULTS.context,
     strings = strings,
@@ -474,7 +460,7 @@ end
 function html.page(prof, opts)
   if not query.is_profile(prof) then fail("page", "a profile expected") end
   opts = check_options("page", opts)
-  local data = build(prof, opts)
+  local data = build(prof, opts, true)
   local svg, why = flame_svg(prof, opts)
   if not svg then data.notes.flame = why or "the flame graph was left out when this page was made" end
   return page.render(json.encode(data), svg, data.title)

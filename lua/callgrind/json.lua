@@ -58,13 +58,14 @@ end
 
 --- A JSON number for a Lua number: integers written whole on every Lua version (never as
 --- 1e+15), others with 17 significant digits; NaN and infinities, which JSON lacks, as null.
+local math_type, floor, huge, format = math.type, math.floor, math.huge, string.format
+
 function json.number(n)
-  if n ~= n or n == math.huge or n == -math.huge then return "null" end
-  if math.type then
-    if math.type(n) == "integer" then return tostring(n) end
-  end
-  if n == math.floor(n) and n > -2 ^ 63 and n < 2 ^ 63 then return string.format("%.0f", n) end
-  return string.format("%.17g", n)
+  -- an integer first: the page's data holds millions of them
+  if math_type and math_type(n) == "integer" then return tostring(n) end
+  if n ~= n or n == huge or n == -huge then return "null" end
+  if n == floor(n) and n > -2 ^ 63 and n < 2 ^ 63 then return format("%.0f", n) end
+  return format("%.17g", n)
 end
 
 -- A table with keys 1..n only (an empty table counts as a list).
@@ -78,6 +79,9 @@ end
 
 local encode
 
+-- the metatable of json.raw's values
+local RAW = {}
+
 local function encode_into(value, out, depth)
   local kind = type(value)
   if kind == "string" then
@@ -88,6 +92,8 @@ local function encode_into(value, out, depth)
     out[#out + 1] = value and "true" or "false"
   elseif value == nil or value == json.null then
     out[#out + 1] = "null"
+  elseif kind == "table" and getmetatable(value) == RAW then
+    out[#out + 1] = value.text
   elseif kind == "table" then
     if depth > 100 then error("json.encode: tables nested too deep (a cycle?)", 0) end
     if is_list(value) then
@@ -120,6 +126,12 @@ end
 
 --- A value that encodes as null (inside a list, where nil would end it).
 json.null = setmetatable({}, { __tostring = function() return "null" end })
+
+--- A value that encodes as `text`, JSON made elsewhere (the report page's calls, written by
+--- the core), which encode copies as it is.
+function json.raw(text)
+  return setmetatable({ text = text }, RAW)
+end
 
 --- The JSON text of a value: strings, numbers, booleans, json.null, and tables of them (a table
 --- with keys 1..n is an array, one with string keys an object, keys sorted).
