@@ -261,6 +261,23 @@ void cg_line_cursor_init(cg_line_cursor *c, const cg_profile *p, size_t fn);
 /* Fills *out with the next record and returns 1, or returns 0 after the last. */
 int cg_line_cursor_next(cg_line_cursor *c, cg_line *out);
 
+/* The records that follow one another in one file (with CG_RUN_LINE, on one line of it), their
+ * costs summed: what sums per file or per line read, a run at a time (a function's
+ * instructions come a line and a file at a time). */
+typedef struct cg_line_run {
+    const char *file;
+    uint64_t line;        /* with CG_RUN_LINE the run's line (0 when positions lack line) */
+    size_t records;       /* how many were summed */
+    const cg_cost *costs; /* cg_raw_event_count() sums, valid until the next read */
+} cg_line_run;
+
+enum { CG_RUN_FILE = 0, CG_RUN_LINE = 1 };
+
+/* Fills *out with the next run of a cursor (CG_RUN_FILE or CG_RUN_LINE) and returns 1; returns
+ * 0 after the last record, -1 when a sum does not fit in 64 bits (the cursor is past that run).
+ * Records and runs may be read from one cursor in turn. */
+int cg_line_cursor_next_run(cg_line_cursor *c, int kind, cg_line_run *out);
+
 /* ---- Source files: the functions with code in each ---------------------------------------- */
 
 /* Every source file that has line records (a function's own code, or code inlined there) or

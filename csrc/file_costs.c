@@ -119,19 +119,21 @@ static int sum_costs(cg_file_costs *f, const cg_profile *p, const unsigned char 
         return -1;
     }
     cg_line_cursor cursor;
-    cg_line line;
+    cg_line_run run;
     for (size_t fn = 0, nfns = cg_function_count(p); fn < nfns; fn++) {
         if (count[fn] < 2) continue;
         cg_line_cursor_init(&cursor, p, fn);
-        while (cg_line_cursor_next(&cursor, &line)) {
-            size_t k = name_slots_find(&names, line.file);
+        int rc;
+        while ((rc = cg_line_cursor_next_run(&cursor, CG_RUN_FILE, &run)) > 0) {
+            size_t k = name_slots_find(&names, run.file);
             if (k == CG_NONE) { /* the index was made from these records: never */
                 name_slots_free(&names);
                 return -1;
             }
             uint32_t s = f->slot_of[k];
-            overflow |= cg_add_costs(&f->costs[s * f->width], line.costs, f->width);
+            overflow |= cg_add_costs(&f->costs[s * f->width], run.costs, f->width);
         }
+        overflow |= rc < 0;
     }
     name_slots_free(&names);
     return overflow ? 1 : 0;

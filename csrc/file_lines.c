@@ -153,24 +153,29 @@ static int sum_records(cg_file_lines *f, const char *const *wanted, size_t nwant
         if (only && !only[fn]) continue;
         const char *last = NULL;
         uint32_t file = NOT_WANTED;
-        cg_line rec;
+        cg_line_run run;
+        int more;
         cg_line_cursor_init(cursor, p, fn);
-        while (rc == 0 && cg_line_cursor_next(cursor, &rec)) {
-            if (rec.file != last || !last) {
-                last = rec.file;
-                file = file_of(f, rec.file, wanted, nwanted);
+        while (rc == 0 && (more = cg_line_cursor_next_run(cursor, CG_RUN_LINE, &run)) != 0) {
+            if (more < 0) {
+                rc = -2;
+                break;
+            }
+            if (run.file != last || !last) {
+                last = run.file;
+                file = file_of(f, run.file, wanted, nwanted);
                 if (file == NOT_WANTED - 1) rc = -1;
             }
             if (file >= NOT_WANTED - 1) continue;
             fl_file *x = &f->files[file];
-            uint32_t e = entry_of(x, f->width, has_lines ? rec.line : 0);
+            uint32_t e = entry_of(x, f->width, has_lines ? run.line : 0);
             if (e == UINT32_MAX) {
                 rc = -1;
                 break;
             }
             cg_cost *acc = &x->costs[(size_t)e * f->width];
             for (size_t k = 0; k < f->width; k++)
-                if (__builtin_add_overflow(acc[k], rec.costs[k], &acc[k])) rc = -2;
+                if (__builtin_add_overflow(acc[k], run.costs[k], &acc[k])) rc = -2;
         }
     }
     free(cursor);

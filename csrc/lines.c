@@ -276,6 +276,56 @@ int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw) {
     return 1;
 }
 
+/* One record's costs added to `sum`, checked: decode_costs' reading, without a row between. */
+ALWAYS_INLINE int add_costs(const unsigned char **at, uint64_t n, int repeat, cg_cost *sum,
+                            cg_cost *first) {
+    const unsigned char *p = *at;
+    uint64_t v;
+    int bad = 0;
+    if (repeat) {
+        bad = __builtin_add_overflow(sum[0], *first, &sum[0]);
+    } else {
+        for (uint64_t i = 0; i < n; i++) {
+            p = get_varint(p, &v);
+            cg_cost c = (cg_cost)unzigzag(v);
+            if (i == 0) *first = c;
+            bad |= __builtin_add_overflow(sum[i], c, &sum[i]);
+        }
+        if (!n) *first = 0;
+    }
+    *at = p;
+    return bad;
+}
+
+int line_reader_run(line_reader *r, cg_cost *sum, size_t nraw, int by_line, uint32_t *records) {
+    if (!r->remaining) return 0;
+    memset(sum, 0, nraw * sizeof *sum);
+    const unsigned char *p = r->data + r->pos;
+    uint32_t file = r->file, count = 0;
+    uint64_t line = r->line, addr = r->addr;
+    int bad = 0;
+    while (r->remaining) {
+        /* the record's head read ahead: a record of another run is left for the next call */
+        uint32_t next_file = file;
+        uint64_t next_line = line, n;
+        int repeat;
+        const unsigned char *q = decode_head(p, &n, &repeat, &next_file, &next_line, &addr);
+        if (count && (next_file != file || (by_line && next_line != line))) break;
+        file = next_file;
+        line = next_line;
+        bad |= add_costs(&q, n, repeat, sum, &r->first);
+        p = q;
+        r->addr = addr;
+        r->remaining--;
+        count++;
+    }
+    r->pos = (size_t)(p - r->data);
+    r->file = file;
+    r->line = line;
+    *records = count;
+    return bad ? -1 : 1;
+}
+
 int line_store_scan(const line_store *s, int (*file_seen)(void *ctx, uint32_t file), void *ctx,
                     line_span *span) {
     const unsigned char *p = s->data;

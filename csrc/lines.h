@@ -242,6 +242,12 @@ typedef struct line_reader {
 
 void line_reader_init(line_reader *r, const line_store *s);
 int line_reader_next(line_reader *r, cg_cost *costs, size_t nraw);
+/* Sums the next records while they lie in the file of the first (with `by_line`, on its line
+ * too) into `sum` (nraw costs, zeroed first), their number into *records; r->file and r->line
+ * are then the run's (the line of its last record). Returns 0 when no record is left, -1 when
+ * a sum does not fit in 64 bits (the run is read all the same), else 1. The report's sums per
+ * file and per line read runs, not records: instructions come a line, a file at a time. */
+int line_reader_run(line_reader *r, cg_cost *sum, size_t nraw, int by_line, uint32_t *records);
 /* What line_store_scan finds: whether every record lies on one (file, line), which. */
 typedef struct line_span {
     uint32_t count; /* records */

@@ -59,10 +59,13 @@ static int sum_function(cg_line_sums *s, size_t fn, int64_t only, size_t ev, cg_
     cg_cost row[CG_MAX_EVENTS];
     line_reader r;
     line_reader_init(&r, &p->line_stores[fn]);
-    while (line_reader_next(&r, row, p->nraw)) {
+    uint32_t records;
+    int more;
+    /* a line's instructions summed as they come, then added to its entry once */
+    while ((more = line_reader_run(&r, row, p->nraw, 1, &records)) != 0) {
         if (only >= 0 && r.file != (uint32_t)only) continue;
         cg_cost v;
-        if (cg_cost_of(p, row, ev, &v) != CG_OK) {
+        if (more < 0 || cg_cost_of(p, row, ev, &v) != CG_OK) {
             set_error(err, CG_ERR_OVERFLOW, 0, "the cost of event '%s' does not fit in 64 bits",
                       event);
             return -1;

@@ -339,6 +339,20 @@ int cg_line_cursor_next(cg_line_cursor *c, cg_line *out) {
     return 1;
 }
 
+int cg_line_cursor_next_run(cg_line_cursor *c, int kind, cg_line_run *out) {
+    cursor_state cs;
+    memcpy(&cs, c->opaque.bytes, sizeof cs);
+    uint32_t records;
+    int rc = line_reader_run(&cs.r, c->costs, cs.p->nraw, kind == CG_RUN_LINE, &records);
+    if (!rc) return 0;
+    memcpy(c->opaque.bytes, &cs, sizeof cs);
+    out->file = strtab_get(&cs.p->strings, cs.r.file);
+    out->line = cs.r.line;
+    out->records = records;
+    out->costs = c->costs;
+    return rc;
+}
+
 /* ---- jumps ---- */
 
 COUNT_ACCESSOR(size_t, cg_jump_count, njumps)

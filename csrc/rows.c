@@ -199,16 +199,15 @@ static int sum_function(cg_rows *r, summer *s, size_t fn, cg_line_cursor *cursor
         if (!x) return -1;
         memcpy(part_self(s, w, x), cg_function_self(p, fn), w * sizeof(cg_cost));
     } else {
-        cg_line rec;
+        cg_line_run run;
+        int rc;
         cg_line_cursor_init(cursor, p, fn);
-        part *last = &s->parts[0];
-        while (cg_line_cursor_next(cursor, &rec)) {
-            if (last->file != rec.file) {
-                last = part_of(&s->parts, &s->n, &s->cap, &s->pool, w, rec.file);
-                if (!last) return -1;
-            }
-            if (cg_add_costs(part_self(s, w, last), rec.costs, w)) return -2;
+        while ((rc = cg_line_cursor_next_run(cursor, CG_RUN_FILE, &run)) > 0) {
+            part *x = part_of(&s->parts, &s->n, &s->cap, &s->pool, w, run.file);
+            if (!x) return -1;
+            if (cg_add_costs(part_self(s, w, x), run.costs, w)) return -2;
         }
+        if (rc < 0) return -2;
     }
     size_t cycle = cg_function_cycle(p, fn);
     for (size_t i = 0, n = cg_function_callee_count(p, fn); i < n; i++) {
@@ -396,19 +395,44 @@ typedef struct sort_ctx {
     size_t nsort;
 } sort_ctx;
 
-/* Highest cost first, event after event, then by key and object. */
-static int before(const sort_ctx *c, uint32_t a, uint32_t b) {
+/* Highest cost first, event after event. */
+static int costs_before(const sort_ctx *c, uint32_t a, uint32_t b) {
     for (size_t k = 0; k < c->nsort; k++) {
         cg_cost x = c->keys[a * c->nsort + k], y = c->keys[b * c->nsort + k];
         if (x != y) return x > y;
     }
+    return 0;
+}
+
+static int same_costs(const sort_ctx *c, uint32_t a, uint32_t b) {
+    return memcmp(&c->keys[a * c->nsort], &c->keys[b * c->nsort], c->nsort * sizeof(cg_cost)) == 0;
+}
+
+/* Rows of equal costs by key, then object. */
+static int names_before(const sort_ctx *c, uint32_t a, uint32_t b) {
     int d = strcmp(c->r->rows[a].key, c->r->rows[b].key);
     if (d) return d < 0;
     return strcmp(c->r->rows[a].object, c->r->rows[b].object) < 0;
 }
 
-#define ROW_BEFORE(c, a, b) before((c), *(a), *(b))
-DEFINE_MERGE_SORT(sort_order, uint32_t, const sort_ctx *, ROW_BEFORE)
+#define COSTS_BEFORE(c, a, b) costs_before((c), *(a), *(b))
+#define NAMES_BEFORE(c, a, b) names_before((c), *(a), *(b))
+DEFINE_MERGE_SORT(sort_by_costs, uint32_t, const sort_ctx *, COSTS_BEFORE)
+DEFINE_MERGE_SORT(sort_by_names, uint32_t, const sort_ctx *, NAMES_BEFORE)
+
+/* Rows sorted by costs (sort_by_costs) put in listing order: rows of equal costs by key and
+ * object. The costs alone decide how many rows are shown (rows of equal costs cover the same
+ * share whatever their order), so only the runs of equal costs that reach into the `shown`
+ * first rows are ordered by name: most rows of a big profile cost nothing, and comparing their
+ * names was most of a listing's sort. */
+static void order_ties(const sort_ctx *c, uint32_t *order, uint32_t *tmp, size_t n, size_t shown) {
+    for (size_t start = 0; start < shown;) {
+        size_t end = start + 1;
+        while (end < n && same_costs(c, order[start], order[end])) end++;
+        sort_by_names(c, order + start, tmp, tmp + n, end - start);
+        start = end;
+    }
+}
 
 /* callgrind_annotate's threshold, checked before each row: stop once, for every sort event,
  * the share reached is at least its threshold. The share of self listings is the sum of the
@@ -445,7 +469,7 @@ int cg_rows_select(cg_rows *r, const cg_rows_query *q, cg_error *err) {
     }
     if (rc == 0) {
         sort_ctx c = {r, keys, q->nsort};
-        sort_order(&c, r->order, tmp, tmp + n, n);
+        sort_by_costs(&c, r->order, tmp, tmp + n, n);
         size_t shown = 0;
         for (; shown < n && shown < q->limit; shown++) {
             if (!q->all && reached(q, covered, totals)) break;
@@ -459,6 +483,7 @@ int cg_rows_select(cg_rows *r, const cg_rows_query *q, cg_error *err) {
             }
         }
         r->nshown = shown;
+        order_ties(&c, r->order, tmp, n, shown);
     }
     free(tmp);
     free(keys);

@@ -121,6 +121,34 @@ describe("prof:top", function()
     assert.equal(3, #listing(report.flat(extended, { inclusive = true, show = "Ir" }), { "Ir" }))
   end)
 
+  it("lists rows of equal cost by name, where the threshold cuts inside them too", function()
+    -- self costs 60 (e) and 10 each (d, c, b, a, written in that order) of 100: 75% takes e and
+    -- two of the tens, which are the first two by name whatever the order they were read in
+    local ties = parse [[
+events: Ir
+fl=t.c
+fn=d
+1 10
+fn=e
+2 60
+fn=c
+3 10
+fn=b
+4 10
+fn=a
+5 10
+]]
+    local function keys(opts)
+      opts.show = "Ir"
+      local out = {}
+      for i, row in ipairs(listing(report.flat(ties, opts), { "Ir" })) do out[i] = row[1] .. "=" .. row[2] end
+      return out
+    end
+    assert.same({ "t.c:e=60", "t.c:a=10", "t.c:b=10" }, keys { threshold = 75 })
+    assert.same({ "t.c:e=60", "t.c:a=10", "t.c:b=10", "t.c:c=10", "t.c:d=10" }, keys { threshold = 100 })
+    assert.same({ "t.c:e=60" }, keys { threshold = 60 })
+  end)
+
   it("filters by name, file or object pattern, or by a predicate", function()
     assert.same({ "func2", "func1" }, names(extended:top { filter = { name = "^func" } }))
     assert.same({ "func1", "main" }, names(extended:top { filter = { file = "file1" } }))

@@ -342,9 +342,73 @@ static void test_single_file(void) {
     cg_profile_free(p);
 }
 
+/* Runs of records in one file, and on one line: sums, counts, and records and runs read from
+ * one cursor in turn. The second record repeats the first one's cost (a short record). */
+static void test_line_runs(void) {
+    const char text[] = "positions: instr line\n"
+                        "events: Ir Dr\n"
+                        "fl=a.c\n"
+                        "fn=f\n"
+                        "0x10 3 10 1\n"
+                        "0x11 3 10\n"
+                        "0x12 4 2 2\n"
+                        "fi=b.h\n"
+                        "0x13 9 7\n"
+                        "0x14 9 1 1\n"
+                        "fe=a.c\n"
+                        "0x15 4 3\n";
+    cg_profile *p = load_text(text, sizeof text - 1);
+    if (!p) return;
+    size_t fn = cg_find_function(p, "f", NULL, NULL, CG_NONE);
+    static const struct {
+        const char *file;
+        uint64_t line;
+        size_t records;
+        cg_cost ir, dr;
+    } by_file[] = {{"a.c", 4, 3, 22, 3}, {"b.h", 9, 2, 8, 1}, {"a.c", 4, 1, 3, 0}},
+      by_line[] = {
+          {"a.c", 3, 2, 20, 1}, {"a.c", 4, 1, 2, 2}, {"b.h", 9, 2, 8, 1}, {"a.c", 4, 1, 3, 0}};
+    cg_line_cursor cursor;
+    cg_line_run run;
+    cg_line_cursor_init(&cursor, p, fn);
+    for (size_t i = 0; i < sizeof by_file / sizeof by_file[0]; i++) {
+        CHECK_INT(1, cg_line_cursor_next_run(&cursor, CG_RUN_FILE, &run));
+        CHECK_STR(by_file[i].file, run.file);
+        CHECK_INT((long long)by_file[i].line, (long long)run.line);
+        CHECK_INT((long long)by_file[i].records, (long long)run.records);
+        CHECK_INT(by_file[i].ir, run.costs[0]);
+        CHECK_INT(by_file[i].dr, run.costs[1]);
+    }
+    CHECK_INT(0, cg_line_cursor_next_run(&cursor, CG_RUN_FILE, &run));
+    cg_line_cursor_init(&cursor, p, fn);
+    for (size_t i = 0; i < sizeof by_line / sizeof by_line[0]; i++) {
+        CHECK_INT(1, cg_line_cursor_next_run(&cursor, CG_RUN_LINE, &run));
+        CHECK_STR(by_line[i].file, run.file);
+        CHECK_INT((long long)by_line[i].line, (long long)run.line);
+        CHECK_INT((long long)by_line[i].records, (long long)run.records);
+        CHECK_INT(by_line[i].ir, run.costs[0]);
+        CHECK_INT(by_line[i].dr, run.costs[1]);
+    }
+    CHECK_INT(0, cg_line_cursor_next_run(&cursor, CG_RUN_LINE, &run));
+    /* a record, then the rest of its line as a run, then a record again */
+    cg_line line;
+    cg_line_cursor_init(&cursor, p, fn);
+    CHECK_INT(1, cg_line_cursor_next(&cursor, &line));
+    CHECK_INT(10, line.costs[0]);
+    CHECK_INT(1, cg_line_cursor_next_run(&cursor, CG_RUN_LINE, &run));
+    CHECK_INT(1, (long long)run.records);
+    CHECK_INT(10, run.costs[0]);
+    CHECK_INT(0, run.costs[1]);
+    CHECK_INT(1, cg_line_cursor_next(&cursor, &line));
+    CHECK_INT(0x12, (long long)line.addr);
+    CHECK_INT(2, line.costs[1]);
+    cg_profile_free(p);
+}
+
 int main(void) {
     test_extended();
     test_single_file();
+    test_line_runs();
     test_line_sums_and_header_fields();
     test_file_index();
     test_gzip_buffer();
