@@ -21,7 +21,7 @@
 typedef struct row {
     const char *file, *name, *object; /* owned by the profile */
     char *key;                        /* "file:name", "???" for no file */
-    uint32_t first_fn, nfns;          /* functions: fn_list[first_fn .. ], linked below */
+    uint32_t first_fn, last_fn, nfns; /* functions: fn_list[first_fn .. ], linked below */
     uint64_t called;
     int primary;
 } row;
@@ -53,8 +53,10 @@ static int fail(cg_error *err, int code, const char *message) {
     return -1;
 }
 
-static int grow_index(cg_rows *r) {
-    size_t size = r->mask ? 2 * (r->mask + 1) : 1024;
+/* The index made anew with room for `rows` rows at half load at least. */
+static int index_for(cg_rows *r, size_t rows) {
+    size_t size = 1024;
+    while (size < 2 * rows) size *= 2;
     uint32_t *slots = malloc(size * sizeof *slots);
     if (!slots) return -1;
     memset(slots, 0xff, size * sizeof *slots);
@@ -69,8 +71,13 @@ static int grow_index(cg_rows *r) {
     return 0;
 }
 
-static int grow_rows(cg_rows *r) {
-    size_t cap = r->cap ? 2 * r->cap : 1024;
+static int grow_index(cg_rows *r) {
+    return index_for(r, r->mask + 1);
+}
+
+/* Room for `cap` rows (the row arrays are n * width costs each: reserved once where the number
+ * of rows is known, not doubled and copied). */
+static int reserve_rows(cg_rows *r, size_t cap) {
     row *rows = realloc(r->rows, cap * sizeof *rows);
     if (rows) r->rows = rows;
     cg_cost *self = rows ? realloc(r->self, cap * r->width * sizeof *self) : NULL;
@@ -80,6 +87,10 @@ static int grow_rows(cg_rows *r) {
     if (!incl) return -1;
     r->cap = cap;
     return 0;
+}
+
+static int grow_rows(cg_rows *r) {
+    return reserve_rows(r, r->cap ? 2 * r->cap : 1024);
 }
 
 static char *row_key(const char *file, const char *name) {
@@ -105,7 +116,7 @@ static uint32_t find_row(cg_rows *r, const char *file, const char *name, const c
     char *key = row_key(file, name);
     if (!key) return UINT32_MAX;
     row *x = &r->rows[r->n];
-    *x = (row){file, name, object, key, UINT32_MAX, 0, 0, 0};
+    *x = (row){file, name, object, key, UINT32_MAX, UINT32_MAX, 0, 0, 0};
     memset(&r->self[r->n * r->width], 0, r->width * sizeof(cg_cost));
     memset(&r->incl[r->n * r->width], 0, r->width * sizeof(cg_cost));
     r->slots[s] = (uint32_t)r->n;
@@ -130,13 +141,11 @@ static int add_function(cg_rows *r, uint32_t i, size_t fn) {
     r->fn_next[e] = UINT32_MAX;
     r->fn_row[e] = i;
     row *x = &r->rows[i];
-    if (x->first_fn == UINT32_MAX) {
+    if (x->first_fn == UINT32_MAX)
         x->first_fn = e;
-    } else {
-        uint32_t at = x->first_fn;
-        while (r->fn_next[at] != UINT32_MAX) at = r->fn_next[at];
-        r->fn_next[at] = e;
-    }
+    else
+        r->fn_next[x->last_fn] = e;
+    x->last_fn = e;
     x->nfns++;
     return 0;
 }
@@ -263,6 +272,7 @@ static int add_merged(cg_rows *r, size_t fn) {
                        cg_function_object(p, fn),
                        key,
                        UINT32_MAX,
+                       UINT32_MAX,
                        0,
                        cg_function_called(p, fn),
                        1};
@@ -280,6 +290,9 @@ cg_rows *cg_rows_build(const cg_profile *p, int merged, cg_error *err) {
         r->p = p;
         r->width = cg_raw_event_count(p);
         r->merged = merged;
+        /* a row for each function, most often: more only for code inlined from headers */
+        size_t n = cg_function_count(p) ? cg_function_count(p) : 1;
+        if (reserve_rows(r, n) || index_for(r, n)) rc = -1;
     }
     for (size_t fn = 0; rc == 0 && fn < cg_function_count(p); fn++) {
         if (merged == CG_ROWS_MERGED) {
@@ -306,6 +319,8 @@ cg_rows *cg_rows_by_key(const cg_rows *split, cg_error *err) {
         r->p = split->p;
         r->width = split->width;
         r->merged = CG_ROWS_KEYS;
+        /* at most a row for each row split */
+        if (reserve_rows(r, split->n ? split->n : 1) || index_for(r, split->n)) rc = -1;
     }
     size_t w = split->width;
     for (size_t i = 0; rc == 0 && i < split->n; i++) {
