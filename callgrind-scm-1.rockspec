@@ -26,7 +26,7 @@ build = {
    modules = {
       ["callgrind.core"] = {
          sources = {
-            "csrc/analysis.c", "csrc/arena.c", "csrc/blockheap.c", "csrc/builder.c", "csrc/columns.c", "csrc/combine.c", "csrc/events.c",
+            "csrc/analysis.c", "csrc/annotated.c", "csrc/arena.c", "csrc/blockheap.c", "csrc/builder.c", "csrc/columns.c", "csrc/combine.c", "csrc/events.c",
             "csrc/fault.c", "csrc/file_costs.c", "csrc/file_index.c", "csrc/file_lines.c", "csrc/flame.c", "csrc/flame_deal.c", "csrc/flame_folded.c", "csrc/fnrecs.c",
             "csrc/hash.c", "csrc/idmap.c", "csrc/idxtab.c", "csrc/inflate.c", "csrc/line_block.c", "csrc/lines.c", "csrc/linesums.c", "csrc/listing.c", "csrc/pages.c", "csrc/pairs.c",
             "csrc/loader.c", "csrc/name_order.c", "csrc/parts.c", "csrc/parser.c", "csrc/piece_names.c", "csrc/pipeline.c", "csrc/profile.c", "csrc/rank.c", "csrc/reader.c", "csrc/resolve.c", "csrc/rows.c", "csrc/split.c",

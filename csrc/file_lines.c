@@ -337,8 +337,7 @@ typedef struct callee_order {
     size_t nsort;
 } callee_order;
 
-/* "file:name" of two functions compared as strings ("???" for no file). */
-static int cmp_label(const cg_profile *p, size_t a, size_t b) {
+int cg_label_cmp(const cg_profile *p, size_t a, size_t b) {
     const char *fa = cg_function_file(p, a), *fb = cg_function_file(p, b);
     const char *pa[3] = {*fa ? fa : "???", ":", cg_function_name(p, a)};
     const char *pb[3] = {*fb ? fb : "???", ":", cg_function_name(p, b)};
@@ -359,7 +358,7 @@ static int callee_before(const callee_order *o, size_t a, size_t b) {
         cg_cost x = o->keys[a * o->nsort + k], y = o->keys[b * o->nsort + k];
         if (x != y) return x > y;
     }
-    int d = cmp_label(o->f->p, o->f->group_fn[a], o->f->group_fn[b]);
+    int d = cg_label_cmp(o->f->p, o->f->group_fn[a], o->f->group_fn[b]);
     if (d) return d < 0;
     return o->f->group_count[a] > o->f->group_count[b];
 }
@@ -509,6 +508,9 @@ void cg_file_lines_free(cg_file_lines *f) {
     free(f);
 }
 
+const cg_profile *cg_file_lines_profile(const cg_file_lines *f) {
+    return f->p;
+}
 size_t cg_file_lines_files(const cg_file_lines *f) {
     return f->nfiles;
 }

@@ -7,38 +7,9 @@
 
 #include "msort.h"
 #include "report.h"
+#include "text_writer.h"
 
 #define RULE "--------------------------------------------------------------------------------\n"
-#define OUT_SIZE 65536
-
-typedef struct writer {
-    cg_text_sink sink;
-    void *userdata;
-    size_t len;
-    int stopped;
-    char buf[OUT_SIZE];
-} writer;
-
-static void flush(writer *w) {
-    if (w->len && !w->stopped && w->sink(w->userdata, w->buf, w->len)) w->stopped = 1;
-    w->len = 0;
-}
-
-static void put(writer *w, const char *s, size_t n) {
-    if (w->len + n > OUT_SIZE) {
-        flush(w);
-        if (n > OUT_SIZE) {
-            if (!w->stopped && w->sink(w->userdata, s, n)) w->stopped = 1;
-            return;
-        }
-    }
-    memcpy(w->buf + w->len, s, n);
-    w->len += n;
-}
-
-static void puts_(writer *w, const char *s) {
-    put(w, s, strlen(s));
-}
 
 /* ---- callers and callees of a row, summed per (file, name, object) ----------------------- */
 
@@ -217,7 +188,7 @@ typedef struct listing_ctx {
     const cg_profile *p;
     const cg_listing *o;
     cg_columns cols;
-    writer *w;
+    text_writer *w;
     char *line; /* cg_columns_max bytes */
 } listing_ctx;
 
@@ -228,17 +199,17 @@ static int shown_costs(const listing_ctx *x, const cg_cost *row, cg_cost *out) {
     return 0;
 }
 
-static void put_label(writer *w, const char *file, const char *name) {
-    puts_(w, *file ? file : "???");
-    put(w, ":", 1);
-    puts_(w, name);
+static void put_label(text_writer *w, const char *file, const char *name) {
+    text_puts(w, *file ? file : "???");
+    text_put(w, ":", 1);
+    text_puts(w, name);
 }
 
-static void put_object(writer *w, const char *object) {
+static void put_object(text_writer *w, const char *object) {
     if (!*object) return;
-    put(w, " [", 2);
-    puts_(w, object);
-    put(w, "]", 1);
+    text_put(w, " [", 2);
+    text_puts(w, object);
+    text_put(w, "]", 1);
 }
 
 /* The lines of sorted groups: "cells  < file:name (Nx) [object]". */
@@ -247,15 +218,15 @@ static int put_groups(listing_ctx *x, const grouper *s, const char *marker) {
     for (size_t k = 0; k < s->n; k++) {
         const group *g = &s->g[s->order[k]];
         if (shown_costs(x, &s->costs[s->order[k] * s->width], v)) return -2;
-        put(x->w, x->line, cg_columns_cells(&x->cols, v, 0, x->line));
-        puts_(x->w, marker);
+        text_put(x->w, x->line, cg_columns_cells(&x->cols, v, 0, x->line));
+        text_puts(x->w, marker);
         put_label(x->w, g->file, g->name);
         char count[32];
-        put(x->w, " (", 2);
-        put(x->w, count, cg_format_count((cg_cost)g->count, count));
-        put(x->w, "x)", 2);
+        text_put(x->w, " (", 2);
+        text_put(x->w, count, cg_format_count((cg_cost)g->count, count));
+        text_put(x->w, "x)", 2);
         put_object(x->w, g->object);
-        put(x->w, "\n", 1);
+        text_put(x->w, "\n", 1);
     }
     return 0;
 }
@@ -264,7 +235,7 @@ static int put_row(listing_ctx *x, grouper *s, const cg_rows *r, size_t row) {
     const cg_listing *o = x->o;
     int unknown = !*cg_row_file(r, row) && strcmp(cg_row_name(r, row), "???") == 0;
     int rc = 0;
-    if (o->tree) put(x->w, "\n", 1);
+    if (o->tree) text_put(x->w, "\n", 1);
     if ((o->tree & CG_TREE_CALLERS) && !unknown) {
         reset_groups(s);
         rc = group_callers(s, r, row);
@@ -273,11 +244,11 @@ static int put_row(listing_ctx *x, grouper *s, const cg_rows *r, size_t row) {
     cg_cost v[CG_MAX_EVENTS];
     if (!rc) rc = shown_costs(x, o->inclusive ? cg_row_inclusive(r, row) : cg_row_self(r, row), v);
     if (rc) return rc;
-    put(x->w, x->line, cg_columns_cells(&x->cols, v, 0, x->line));
-    puts_(x->w, o->tree ? " *  " : " ");
+    text_put(x->w, x->line, cg_columns_cells(&x->cols, v, 0, x->line));
+    text_puts(x->w, o->tree ? " *  " : " ");
     put_label(x->w, cg_row_file(r, row), cg_row_name(r, row));
     put_object(x->w, cg_row_object(r, row));
-    put(x->w, "\n", 1);
+    text_put(x->w, "\n", 1);
     if ((o->tree & CG_TREE_CALLEES) && !unknown) {
         reset_groups(s);
         rc = group_callees(s, r, row);
@@ -301,31 +272,25 @@ static int fit_columns(listing_ctx *x, const cg_rows *r) {
     }
     x->line = malloc(cg_columns_max(&x->cols));
     if (!x->line) return -1;
-    puts_(x->w, RULE);
-    put(x->w, x->line, cg_columns_heading(&x->cols, names, x->line));
-    puts_(x->w, " file:function\n" RULE);
+    text_puts(x->w, RULE);
+    text_put(x->w, x->line, cg_columns_heading(&x->cols, names, x->line));
+    text_puts(x->w, " file:function\n" RULE);
     return 0;
 }
 
 int cg_listing_write(const cg_rows *r, const cg_listing *o, cg_text_sink sink, void *userdata,
                      cg_error *err) {
     const cg_profile *p = cg_rows_profile(r);
-    writer *w = malloc(sizeof *w);
+    text_writer *w = text_writer_new(sink, userdata);
     grouper s = {
         p, cg_raw_event_count(p), o->nsort, o->sort, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0};
     listing_ctx x = {p, o, {0}, w, NULL};
     int rc = w ? 0 : -1;
-    if (w) {
-        w->sink = sink;
-        w->userdata = userdata;
-        w->len = 0;
-        w->stopped = 0;
-    }
     if (!rc) rc = grow_groups(&s);
     if (!rc) rc = fit_columns(&x, r);
     for (size_t k = 0, n = cg_rows_shown(r); !rc && k < n && !w->stopped; k++)
         rc = put_row(&x, &s, r, cg_rows_shown_row(r, k));
-    if (!rc) flush(w);
+    if (!rc) text_flush(w);
     int stopped = w && w->stopped;
     free(w);
     free(x.line);

@@ -102,6 +102,7 @@ cg_file_lines *cg_file_lines_build(const cg_profile *p, const char *const *files
                                    const cg_file_index *index, const size_t *sort, size_t nsort,
                                    cg_error *err);
 void cg_file_lines_free(cg_file_lines *f);
+const cg_profile *cg_file_lines_profile(const cg_file_lines *f);
 size_t cg_file_lines_files(const cg_file_lines *f); /* files that have lines */
 const char *cg_file_lines_name(const cg_file_lines *f, size_t file);
 size_t cg_file_lines_count(const cg_file_lines *f, size_t file); /* lines, in line order */
@@ -117,6 +118,32 @@ size_t cg_file_lines_callee(const cg_file_lines *f, size_t file, size_t i, size_
 uint64_t cg_file_lines_callee_calls(const cg_file_lines *f, size_t file, size_t i, size_t k);
 const cg_cost *cg_file_lines_callee_inclusive(const cg_file_lines *f, size_t file, size_t i,
                                               size_t k);
+
+/* "file:name" of two functions compared as strings ("???" for no file): how callgrind_annotate
+ * labels a callee, and orders callees of equal cost. */
+int cg_label_cmp(const cg_profile *p, size_t a, size_t b);
+
+/* ---- annotated.c: annotated source ------------------------------------------------------------
+ * One file of a cg_file_lines (built with the shown events as its sort events) written as
+ * callgrind_annotate prints it: the heading (the event names), a blank line, then the ranges of
+ * the file's lines within `context` of a line with line records, "-- line N ---" between them,
+ * each line with its self cost and the calls it makes ("=> file:name (Nx)", summed per label),
+ * the lines past the end of the text ("<bogus line N>") with callgrind_annotate's warning, and
+ * the cost of code without line information, each line ending in "\n", and a blank line. The
+ * costs printed next to source lines are added to `annotated` (one per shown event). 0, or -1
+ * with `err` set (no memory, a cost beyond 64 bits, the sink stopped). */
+typedef struct cg_annotate_options {
+    const size_t *events; /* the shown events (raw or derived) */
+    size_t nevents;
+    const char *const *names; /* their names */
+    const cg_cost *totals;    /* what the percentages are of, one per event */
+    int percentages;
+    uint64_t context;
+} cg_annotate_options;
+
+int cg_annotated_write(const cg_file_lines *f, size_t file, const char *text, size_t size,
+                       const cg_annotate_options *o, cg_cost *annotated, cg_text_sink sink,
+                       void *userdata, cg_error *err);
 
 /* ---- file_costs.c: the self cost of every source file ----------------------------------------
  * Every file with line records (code inlined from a header counts for the header), in name

@@ -811,6 +811,45 @@ describe("annotate.source", function()
     assert.are.same({}, wide.files["long.c"].separators)
   end)
 
+  it("prints a callee of one name in two objects once, and reads text with CRLF line ends", function()
+    local two = load [[
+events: Ir
+ob=prog
+fl=m.c
+fn=main
+2 1
+cob=liba.so
+cfi=lib.c
+cfn=f
+calls=1 0
+2 10
+cob=libb.so
+cfi=lib.c
+cfn=f
+calls=2 0
+2 20
+ob=liba.so
+fl=lib.c
+fn=f
+1 10
+ob=libb.so
+fl=lib.c
+fn=f
+1 20
+]]
+    local reader = files_from({ ["m.c"] = "line one\r\nline two\r\nline three\r\n" })
+    local text = annotate.source(two, { files = { "m.c" }, read_file = reader })
+    local parsed = parse_source(text, { "Ir" })
+    local m = parsed.files["m.c"]
+    assert.are.same({ 1, 2, 3 }, m.shown)
+    assert.are.equal("line two", m.lines[2].text)
+    -- callgrind_annotate's call key names no object: the two callees are one line, summed
+    assert.are.same({ "lib.c:f|3|Ir=30" }, call_set(m.calls[2], { "Ir" }))
+    assert.is_nil(text:find("\r", 1, true))
+    assert.matches("\n1 %( 3%.23%%%)  line two\n30 %(96%.77%%%)  => lib%.c:f %(3x%)\n", text, 1)
+    assert.are.same({ Ir = 1 }, parsed.annotated)
+  end)
+
   it("shows the events asked for, with or without percentages", function()
     local reader = files_from(contents)
     local text = annotate.source(prof, { files = { "a.c" }, show = { "Dr" }, context = 0, read_file = reader })

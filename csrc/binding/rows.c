@@ -518,6 +518,87 @@ static int l_file_lines(lua_State *L) {
     return 1;
 }
 
+/* The list of strings at `idx` into a userdata array anchored at the top of the stack (the
+ * strings are kept alive by the list); their lengths into `lens` when not NULL. */
+static const char **string_list(lua_State *L, int idx, size_t n, size_t **lens) {
+    const char **list = lua_newuserdata(L, (n + 1) * (sizeof *list + sizeof **lens));
+    if (lens) *lens = (size_t *)(list + n + 1);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, idx, (int)i + 1);
+        size_t len;
+        list[i] = lua_tolstring(L, -1, &len);
+        luaL_argcheck(L, list[i] != NULL, idx, "a list of strings expected");
+        if (lens) (*lens)[i] = len;
+        lua_pop(L, 1);
+    }
+    return list;
+}
+
+/* annotated_source(prof, files, texts, events, percentages, context) -> { text or false, ... },
+ * { sum, ... }: each file (named as the profile writes it) annotated with its text as
+ * callgrind_annotate prints it (cg_annotated_write; false when the profile has no line of it),
+ * and the sums of the costs printed next to source lines, one per event. */
+static int l_annotated_source(lua_State *L) {
+    cg_profile *p = check_profile(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    luaL_checktype(L, 4, LUA_TTABLE);
+    int percentages = lua_toboolean(L, 5);
+    lua_Number context = luaL_checknumber(L, 6);
+    luaL_argcheck(L, context >= 0, 6, "a number >= 0 expected");
+    size_t nfiles = compat_rawlen(L, 2), nevents = compat_rawlen(L, 4);
+    luaL_argcheck(L, compat_rawlen(L, 3) == nfiles, 3, "a text for each file expected");
+    luaL_argcheck(L, nevents > 0 && nevents <= CG_MAX_EVENTS, 4, "a list of events expected");
+    size_t events[CG_MAX_EVENTS];
+    const char *names[CG_MAX_EVENTS];
+    cg_cost totals[CG_MAX_EVENTS], annotated[CG_MAX_EVENTS];
+    for (size_t i = 0; i < nevents; i++) {
+        lua_rawgeti(L, 4, (int)i + 1);
+        events[i] = check_event(L, p, -1);
+        lua_pop(L, 1);
+        names[i] = cg_event_name(p, events[i]);
+        totals[i] = checked_cost(L, p, cg_total_costs(p), events[i]);
+        annotated[i] = 0;
+    }
+    lua_settop(L, 6);
+    const char **files = string_list(L, 2, nfiles, NULL);
+    size_t *lens;
+    const char **texts = string_list(L, 3, nfiles, &lens);
+    cg_file_lines **box = push_lines_box(L);
+    text_buffer *t = push_text_buffer(L);
+    cg_error err;
+    *box = cg_file_lines_build(p, files, nfiles, nfiles ? file_index(L, p) : NULL, events, nevents,
+                               &err);
+    if (!*box) return luaL_error(L, "%s", err.message);
+    cg_annotate_options o = {
+        events,      nevents,
+        names,       totals,
+        percentages, context > (lua_Number)UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)context};
+    lua_createtable(L, (int)nfiles, 0);
+    for (size_t i = 0; i < nfiles; i++) {
+        size_t k = 0, n = cg_file_lines_files(*box);
+        while (k < n && strcmp(cg_file_lines_name(*box, k), files[i]) != 0) k++;
+        if (k == n) {
+            lua_pushboolean(L, 0);
+        } else {
+            t->len = 0;
+            if (cg_annotated_write(*box, k, texts[i], lens[i], &o, annotated, text_buffer_append, t,
+                                   &err))
+                return luaL_error(L, "%s", err.message);
+            /* the last line's end is the caller's, which joins the parts with "\n" */
+            if (t->len && t->data[t->len - 1] == '\n') t->len--;
+            push_text_buffer_string(L, t);
+        }
+        lua_rawseti(L, -2, (int)i + 1);
+    }
+    lua_createtable(L, (int)nevents, 0);
+    for (size_t i = 0; i < nevents; i++) {
+        compat_pushint64(L, annotated[i]);
+        lua_rawseti(L, -2, (int)i + 1);
+    }
+    return 2;
+}
+
 /* line_totals(prof, ev[, file]) -> self, calls: { [file] = { [line] = self cost } } for the
  * lines with line records, and { [file] = { [line] = inclusive cost of its calls } } for the
  * lines that make calls (recursive calls counted only where the line makes no other call); with
@@ -621,6 +702,7 @@ static int l_file_costs(lua_State *L) {
 const luaL_Reg rows_functions[] = {{"rows", l_rows},
                                    {"file_costs", l_file_costs},
                                    {"row_files", l_row_files},
+                                   {"annotated_source", l_annotated_source},
                                    {"listing", l_listing},
                                    {"columns", l_columns},
                                    {"file_lines", l_file_lines},

@@ -7,8 +7,9 @@
 --
 -- Line records give the self cost of each source line (summed over every function with code
 -- there, inlined code under its header's name), calls give the inclusive cost of each call
--- site; both are summed by the core (core.file_lines). The jobs live in annotate/: costs.lua
--- (the costs of lines), files.lua (which files, and their text), render.lua (the layout).
+-- site; both are summed by the core (core.file_lines), which also lays out each annotated
+-- file (core.annotated_source). The jobs live in annotate/: costs.lua (the costs of lines),
+-- files.lua (which files, and their text), render.lua (what is printed around the files).
 local core = require "callgrind.core"
 local format = require "callgrind.format"
 local costs = require "callgrind.annotate.costs"
@@ -125,26 +126,36 @@ function annotate.source(prof, opts)
       missing_user = missing_user or user[file] == true
     end
   end
-  local names = {}
-  for i, f in ipairs(found) do names[i] = f.file end
-  local by_file = #names > 0 and costs.gather(prof, names, settings.events) or {}
+  -- each file's lines, costs and calls laid out by the core (core.annotated_source)
+  local names, texts = {}, {}
+  for i, f in ipairs(found) do
+    names[i], texts[i] = f.file, f.source
+  end
+  local rendered, sums = {}, {}
+  if #names > 0 then
+    rendered, sums = core.annotated_source(prof, names, texts, settings.events, settings.percentages,
+      settings.context)
+  end
 
-  local out, annotated, did_annotate = {}, costs.zeros(settings.events), false
-  for _, f in ipairs(found) do
+  local out, did_annotate = {}, false
+  for i, f in ipairs(found) do
     out[#out + 1] = format.rule
     out[#out + 1] = "-- " .. (user[f.file] and "User" or "Auto") .. "-annotated source: " .. f.label
     out[#out + 1] = format.rule
-    local lines = by_file[f.file]
-    if not lines then
+    if not rendered[i] then
       out[#out + 1] = "  No information has been collected for " .. f.file
       out[#out + 1] = ""
     else
       did_annotate = true
-      out[#out + 1] = render.file(f.file, files.split_lines(f.source), lines, settings, annotated)
+      out[#out + 1] = rendered[i]
     end
   end
   if #missing > 0 then render.missing(out, missing, missing_user) end
-  if did_annotate then render.annotated(out, annotated, settings) end
+  if did_annotate then
+    local annotated = {}
+    for i, ev in ipairs(settings.events) do annotated[ev] = sums[i] end
+    render.annotated(out, annotated, settings)
+  end
   return table.concat(out, "\n")
 end
 

@@ -1,8 +1,7 @@
--- callgrind.annotate.costs: the costs of source lines, per file. The sums over line records
--- and the calls of each line are the core's (core.file_lines, one pass, every event at once);
--- this module groups the calls of a line per callee, which touches only the lines asked for.
+-- callgrind.annotate.costs: the costs of source lines, per file, as tables (annotate.file_costs,
+-- annotate.costs_by_file). The sums over line records and the calls of each line, summed per
+-- callee, are the core's (core.file_lines, one pass, every event at once).
 local core = require "callgrind.core"
-local format = require "callgrind.format"
 local query = require "callgrind.query"
 
 local costs = {}
@@ -18,24 +17,6 @@ function costs.zeros(events)
   local t = {}
   for _, ev in ipairs(events) do t[ev] = 0 end
   return t
-end
-
---- Orders call entries by their costs in `events`, highest first, then by `label(entry)`,
---- then by count.
-function costs.call_order(events, label)
-  return function(a, b)
-    for _, ev in ipairs(events) do
-      local x, y = a.inclusive[ev], b.inclusive[ev]
-      if x ~= y then return x > y end
-    end
-    local la, lb = label(a), label(b)
-    if la ~= lb then return la < lb end
-    return a.count > b.count
-  end
-end
-
-function costs.callee_label(entry)
-  return format.location(entry.callee.file or "", entry.callee.name)
 end
 
 --- The lines of the files named (nil: every file): { [file] = { [line] = entry } }, where an
