@@ -199,10 +199,13 @@ const cg_cost *cg_call_inclusive(const cg_profile *p, size_t call);
 /* Every line record and call of the profile summed per row in one pass (see rows.c for what a
  * row is), then sorted and cut by cg_rows_select, so that a report reads only what it shows. */
 typedef struct cg_rows cg_rows;
+typedef struct cg_file_index cg_file_index; /* below */
 
 /* merged = 0: callgrind_annotate's rows, code inlined from another file in a row of its own;
- * 1: one row per function. NULL on failure (out of memory, a sum over 64 bits). */
-cg_rows *cg_rows_build(const cg_profile *p, int merged, cg_error *err);
+ * 1: one row per function. With the profile's file index (cg_file_index_get; NULL: none), the
+ * records of a function in one file are not read to find that out. NULL on failure (out of
+ * memory, a sum over 64 bits). */
+cg_rows *cg_rows_build(const cg_profile *p, int merged, const cg_file_index *index, cg_error *err);
 void cg_rows_free(cg_rows *r);
 size_t cg_rows_count(const cg_rows *r);
 const char *cg_row_file(const cg_rows *r, size_t row);
@@ -285,7 +288,6 @@ int cg_line_cursor_next_run(cg_line_cursor *c, int kind, cg_line_run *out);
  * functions that have them, in increasing index order. Built by one walk over the records that
  * decodes their files only, on the first call, and kept with the profile (freed with it); a
  * load does not build it. NULL with err when out of memory. */
-typedef struct cg_file_index cg_file_index;
 const cg_file_index *cg_file_index_get(cg_profile *p, cg_error *err);
 size_t cg_file_index_count(const cg_file_index *x);                    /* files, by name */
 const char *cg_file_index_name(const cg_file_index *x, size_t k);      /* strcmp order */
@@ -297,6 +299,8 @@ size_t cg_file_index_function(const cg_file_index *x, size_t k, size_t i);
  * that its self cost is that line's; CG_IN_RECORDS, records to read. */
 enum { CG_IN_CALLS = 0, CG_IN_LINE = 1, CG_IN_RECORDS = 2 };
 int cg_file_index_function_kind(const cg_file_index *x, size_t k, size_t i, uint64_t *line);
+/* cg_function_single_file as the index knows it, without reading the function's records. */
+const char *cg_file_index_single_file(const cg_file_index *x, size_t fn);
 
 /* The self cost of event `ev` per source line over the records of functions [first, stop)
  * (all: 0, cg_function_count), only those in `file` when it is not NULL: one sum per (file,

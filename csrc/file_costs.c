@@ -86,29 +86,16 @@ static int make_slots(cg_file_costs *f) {
     return f->costs ? 0 : -1;
 }
 
-/* How many files each function has records in (2 meaning two or more). */
-static unsigned char *files_per_function(const cg_profile *p, const cg_file_index *x) {
-    unsigned char *count = calloc(cg_function_count(p) + 1, 1);
-    if (!count) return NULL;
-    for (size_t k = 0, nfiles = cg_file_index_count(x); k < nfiles; k++) {
-        for (size_t i = 0, n = cg_file_index_function_count(x, k); i < n; i++) {
-            if (cg_file_index_function_kind(x, k, i, NULL) == CG_IN_CALLS) continue;
-            unsigned char *c = &count[cg_file_index_function(x, k, i)];
-            if (*c < 2) (*c)++;
-        }
-    }
-    return count;
-}
-
 /* Adds the self costs of the functions in one file, and reads the records of the others. */
-static int sum_costs(cg_file_costs *f, const cg_profile *p, const unsigned char *count) {
+static int sum_costs(cg_file_costs *f, const cg_profile *p) {
     const cg_file_index *x = f->x;
     int overflow = 0;
     for (size_t s = 0; s < f->n; s++) {
         size_t k = f->file[s];
+        const char *name = cg_file_index_name(x, k);
         for (size_t i = 0, n = cg_file_index_function_count(x, k); i < n; i++) {
             size_t fn = cg_file_index_function(x, k, i);
-            if (count[fn] == 1 && cg_file_index_function_kind(x, k, i, NULL) != CG_IN_CALLS)
+            if (cg_file_index_single_file(x, fn) == name)
                 overflow |=
                     cg_add_costs(&f->costs[s * f->width], cg_function_self(p, fn), f->width);
         }
@@ -121,7 +108,7 @@ static int sum_costs(cg_file_costs *f, const cg_profile *p, const unsigned char 
     cg_line_cursor cursor;
     cg_line_run run;
     for (size_t fn = 0, nfns = cg_function_count(p); fn < nfns; fn++) {
-        if (count[fn] < 2) continue;
+        if (cg_file_index_single_file(x, fn)) continue; /* none, or summed above */
         cg_line_cursor_init(&cursor, p, fn);
         int rc;
         while ((rc = cg_line_cursor_next_run(&cursor, CG_RUN_FILE, &run)) > 0) {
@@ -143,14 +130,12 @@ cg_file_costs *cg_file_costs_build(cg_profile *p, cg_error *err) {
     const cg_file_index *x = cg_file_index_get(p, err);
     if (!x) return NULL;
     cg_file_costs *f = calloc(1, sizeof *f);
-    unsigned char *count = f ? files_per_function(p, x) : NULL;
     int rc = -1;
-    if (count) {
+    if (f) {
         f->x = x;
         f->width = cg_raw_event_count(p);
-        rc = make_slots(f) ? -1 : sum_costs(f, p, count);
+        rc = make_slots(f) ? -1 : sum_costs(f, p);
     }
-    free(count);
     if (rc == 0) return f;
     if (rc > 0)
         set_error(err, CG_ERR_OVERFLOW, 0, "the cost of a file does not fit in 64 bits");

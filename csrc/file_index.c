@@ -22,6 +22,7 @@ struct cg_file_index {
     uint32_t *fns;       /* each file's functions, in increasing order */
     unsigned char *kind; /* per entry of fns: CG_IN_* */
     uint64_t *line;      /* per entry: the line of a CG_IN_LINE function */
+    uint32_t *single;    /* per function: the string id of the one file of all its records */
 };
 
 void file_index_free(cg_file_index *x) {
@@ -31,6 +32,7 @@ void file_index_free(cg_file_index *x) {
     free(x->fns);
     free(x->kind);
     free(x->line);
+    free(x->single);
     free(x);
 }
 
@@ -78,7 +80,8 @@ static cg_file_index *build(const cg_profile *p) {
     builder b = {
         malloc((nstr + 1) * sizeof *b.stamp), calloc(nstr + 1, sizeof *b.count), NULL, 0, 0, 0};
     cg_file_index *x = calloc(1, sizeof *x);
-    int rc = b.stamp && b.count && x ? 0 : -1;
+    if (x) x->single = malloc((p->nfns + 1) * sizeof *x->single);
+    int rc = b.stamp && b.count && x && x->single ? 0 : -1;
     if (rc == 0) memset(b.stamp, 0xff, (nstr + 1) * sizeof *b.stamp);
     for (size_t fn = 0; rc == 0 && fn < p->nfns; fn++) {
         size_t first = b.n;
@@ -89,6 +92,7 @@ static cg_file_index *build(const cg_profile *p) {
             b.pairs[first].kind = CG_IN_LINE;
             b.pairs[first].line = span.line;
         }
+        if (rc == 0) x->single[fn] = b.n == first + 1 ? b.pairs[first].file : UINT32_MAX;
         for (size_t i = 0, n = cg_function_callee_count(p, fn); rc == 0 && i < n; i++)
             rc = note(&b, p->calls[cg_function_callee(p, fn, i)].file, (uint32_t)fn, CG_IN_CALLS);
     }
@@ -141,6 +145,10 @@ const cg_file_index *cg_file_index_get(cg_profile *p, cg_error *err) {
     if (!p->file_index) p->file_index = build(p);
     if (!p->file_index) set_error(err, CG_ERR_NOMEM, 0, "out of memory");
     return p->file_index;
+}
+
+const char *cg_file_index_single_file(const cg_file_index *x, size_t fn) {
+    return x->single[fn] == UINT32_MAX ? NULL : strtab_get(&x->p->strings, x->single[fn]);
 }
 
 size_t cg_file_index_count(const cg_file_index *x) {

@@ -16,11 +16,13 @@
 #include "callgrind.h"
 #include "fault.h"
 #include "msort.h"
+#include "pages.h"
 #include "report.h"
+#include "vec.h"
 
 typedef struct row {
     const char *file, *name, *object; /* owned by the profile */
-    char *key;                        /* "file:name", "???" for no file */
+    size_t key;                       /* "file:name" ("???" for no file) in the key pool */
     uint32_t first_fn, last_fn, nfns; /* functions: fn_list[first_fn .. ], linked below */
     uint64_t called;
     int primary;
@@ -36,6 +38,8 @@ struct cg_rows {
     size_t nentries, entries_cap;
     uint32_t *slots; /* open-addressing index of rows by (file, name, object) */
     size_t mask;
+    char *keys; /* the rows' keys, one after the other with their NULs */
+    size_t keys_used, keys_cap;
     uint32_t *order; /* the rows to show, in order (cg_rows_select) */
     size_t nshown;
     int merged;
@@ -57,7 +61,7 @@ static int fail(cg_error *err, int code, const char *message) {
 static int index_for(cg_rows *r, size_t rows) {
     size_t size = 1024;
     while (size < 2 * rows) size *= 2;
-    uint32_t *slots = malloc(size * sizeof *slots);
+    uint32_t *slots = pages_buffer(size * sizeof *slots);
     if (!slots) return -1;
     memset(slots, 0xff, size * sizeof *slots);
     for (size_t i = 0; i < r->n; i++) {
@@ -78,14 +82,15 @@ static int grow_index(cg_rows *r) {
 /* Room for `cap` rows (the row arrays are n * width costs each: reserved once where the number
  * of rows is known, not doubled and copied). */
 static int reserve_rows(cg_rows *r, size_t cap) {
-    row *rows = realloc(r->rows, cap * sizeof *rows);
-    if (rows) r->rows = rows;
-    cg_cost *self = rows ? realloc(r->self, cap * r->width * sizeof *self) : NULL;
-    if (self) r->self = self;
-    cg_cost *incl = self ? realloc(r->incl, cap * r->width * sizeof *incl) : NULL;
-    if (incl) r->incl = incl;
-    if (!incl) return -1;
-    r->cap = cap;
+    /* the arrays of a big profile's rows are megabytes: grown in huge pages (vec.h), whose
+     * fresh pages fault once per 2 MiB; r->cap is what all three hold at least */
+    size_t rows_cap = r->cap, self_cap = r->cap * r->width, incl_cap = self_cap;
+    if (cap > SIZE_MAX / r->width / sizeof(cg_cost)) return -1;
+    if (VEC_RESERVE(r->rows, rows_cap, cap) || VEC_RESERVE(r->self, self_cap, cap * r->width) ||
+        VEC_RESERVE(r->incl, incl_cap, cap * r->width))
+        return -1;
+    size_t fit = self_cap < incl_cap ? self_cap / r->width : incl_cap / r->width;
+    r->cap = rows_cap < fit ? rows_cap : fit;
     return 0;
 }
 
@@ -93,15 +98,18 @@ static int grow_rows(cg_rows *r) {
     return reserve_rows(r, r->cap ? 2 * r->cap : 1024);
 }
 
-static char *row_key(const char *file, const char *name) {
+/* "file:name" ("???" for no file) added to the key pool: its offset there, or SIZE_MAX when
+ * out of memory. One pool rather than a block per row: a profile's rows are 100,000 keys. */
+static size_t add_key(cg_rows *r, const char *file, const char *name) {
     if (!*file) file = "???";
     size_t a = strlen(file), b = strlen(name);
-    char *key = malloc(a + b + 2);
-    if (!key) return NULL;
+    if (VEC_RESERVE(r->keys, r->keys_cap, r->keys_used + a + b + 2)) return SIZE_MAX;
+    char *key = r->keys + r->keys_used;
     memcpy(key, file, a);
     key[a] = ':';
     memcpy(key + a + 1, name, b + 1);
-    return key;
+    r->keys_used += a + b + 2;
+    return (size_t)(key - r->keys);
 }
 
 /* The row of (file, name, object), made when new; UINT32_MAX when out of memory. */
@@ -113,8 +121,8 @@ static uint32_t find_row(cg_rows *r, const char *file, const char *name, const c
         if (x->file == file && x->name == name && x->object == object) return r->slots[s];
     }
     if (r->n == r->cap && grow_rows(r)) return UINT32_MAX;
-    char *key = row_key(file, name);
-    if (!key) return UINT32_MAX;
+    size_t key = add_key(r, file, name);
+    if (key == SIZE_MAX) return UINT32_MAX;
     row *x = &r->rows[r->n];
     *x = (row){file, name, object, key, UINT32_MAX, UINT32_MAX, 0, 0, 0};
     memset(&r->self[r->n * r->width], 0, r->width * sizeof(cg_cost));
@@ -126,15 +134,13 @@ static uint32_t find_row(cg_rows *r, const char *file, const char *name, const c
 /* Adds function `fn` to row `i` (rows list their functions in the order they were added). */
 static int add_function(cg_rows *r, uint32_t i, size_t fn) {
     if (r->nentries == r->entries_cap) {
-        size_t cap = r->entries_cap ? 2 * r->entries_cap : 1024;
-        uint32_t *next = realloc(r->fn_next, cap * sizeof *next);
-        if (next) r->fn_next = next;
-        size_t *of = next ? realloc(r->fn_of, cap * sizeof *of) : NULL;
-        if (of) r->fn_of = of;
-        uint32_t *last = of ? realloc(r->fn_row, cap * sizeof *last) : NULL;
-        if (last) r->fn_row = last;
-        if (!last) return -1;
-        r->entries_cap = cap;
+        size_t want = r->entries_cap ? 2 * r->entries_cap : 1024;
+        size_t next_cap = r->entries_cap, of_cap = next_cap, row_cap = next_cap;
+        if (VEC_RESERVE(r->fn_next, next_cap, want) || VEC_RESERVE(r->fn_of, of_cap, want) ||
+            VEC_RESERVE(r->fn_row, row_cap, want))
+            return -1;
+        size_t fit = next_cap < of_cap ? next_cap : of_cap;
+        r->entries_cap = fit < row_cap ? fit : row_cap;
     }
     uint32_t e = (uint32_t)r->nentries++;
     r->fn_of[e] = fn;
@@ -196,12 +202,14 @@ static cg_cost *part_calls(summer *s, size_t w, const part *x) {
 }
 
 /* Sums one function's line records and leaving calls per file. */
-static int sum_function(cg_rows *r, summer *s, size_t fn, cg_line_cursor *cursor) {
+static int sum_function(cg_rows *r, summer *s, size_t fn, cg_line_cursor *cursor,
+                        const cg_file_index *index) {
     const cg_profile *p = r->p;
     size_t w = r->width;
     s->n = 0;
     if (!part_of(&s->parts, &s->n, &s->cap, &s->pool, w, cg_function_file(p, fn))) return -1;
-    const char *only = cg_function_single_file(p, fn);
+    const char *only =
+        index ? cg_file_index_single_file(index, fn) : cg_function_single_file(p, fn);
     if (only) {
         /* every record in one file: its self cost is the function's, summed by the load */
         part *x = part_of(&s->parts, &s->n, &s->cap, &s->pool, w, only);
@@ -264,8 +272,8 @@ static int add_merged(cg_rows *r, size_t fn) {
     const cg_profile *p = r->p;
     size_t w = r->width;
     if (r->n == r->cap && grow_rows(r)) return -1;
-    char *key = row_key(cg_function_file(p, fn), cg_function_name(p, fn));
-    if (!key) return -1;
+    size_t key = add_key(r, cg_function_file(p, fn), cg_function_name(p, fn));
+    if (key == SIZE_MAX) return -1;
     uint32_t i = (uint32_t)r->n++;
     r->rows[i] = (row){cg_function_file(p, fn),
                        cg_function_name(p, fn),
@@ -281,7 +289,7 @@ static int add_merged(cg_rows *r, size_t fn) {
     return add_function(r, i, fn);
 }
 
-cg_rows *cg_rows_build(const cg_profile *p, int merged, cg_error *err) {
+cg_rows *cg_rows_build(const cg_profile *p, int merged, const cg_file_index *index, cg_error *err) {
     cg_rows *r = calloc(1, sizeof *r);
     cg_line_cursor *cursor = malloc(sizeof *cursor);
     summer s = {NULL, 0, 0, NULL};
@@ -298,7 +306,7 @@ cg_rows *cg_rows_build(const cg_profile *p, int merged, cg_error *err) {
         if (merged == CG_ROWS_MERGED) {
             rc = add_merged(r, fn);
         } else {
-            rc = sum_function(r, &s, fn, cursor);
+            rc = sum_function(r, &s, fn, cursor, index);
             if (rc == 0) rc = add_parts(r, &s, fn);
         }
     }
@@ -348,7 +356,7 @@ cg_rows *cg_rows_by_key(const cg_rows *split, cg_error *err) {
 
 void cg_rows_free(cg_rows *r) {
     if (!r) return;
-    for (size_t i = 0; i < r->n; i++) free(r->rows[i].key);
+    free(r->keys);
     free(r->rows);
     free(r->self);
     free(r->incl);
@@ -379,7 +387,7 @@ const char *cg_row_object(const cg_rows *r, size_t i) {
     return r->rows[i].object;
 }
 const char *cg_row_key(const cg_rows *r, size_t i) {
-    return r->rows[i].key;
+    return r->keys + r->rows[i].key;
 }
 uint64_t cg_row_called(const cg_rows *r, size_t i) {
     return r->rows[i].called;
@@ -425,7 +433,7 @@ static int same_costs(const sort_ctx *c, uint32_t a, uint32_t b) {
 
 /* Rows of equal costs by key, then object. */
 static int names_before(const sort_ctx *c, uint32_t a, uint32_t b) {
-    int d = strcmp(c->r->rows[a].key, c->r->rows[b].key);
+    int d = strcmp(c->r->keys + c->r->rows[a].key, c->r->keys + c->r->rows[b].key);
     if (d) return d < 0;
     return strcmp(c->r->rows[a].object, c->r->rows[b].object) < 0;
 }
@@ -465,9 +473,9 @@ int cg_rows_select(cg_rows *r, const cg_rows_query *q, cg_error *err) {
     const cg_profile *p = r->p;
     size_t n = r->n, w = r->width;
     free(r->order);
-    r->order = malloc((n ? n : 1) * sizeof *r->order);
-    uint32_t *tmp = malloc((2 * n + 1) * sizeof *tmp); /* the sort's scratch, then its run bounds */
-    cg_cost *keys = malloc((n * q->nsort + 1) * sizeof *keys);
+    r->order = pages_buffer((n ? n : 1) * sizeof *r->order);
+    uint32_t *tmp = pages_buffer((2 * n + 1) * sizeof *tmp); /* the sort's scratch, then bounds */
+    cg_cost *keys = pages_buffer((n * q->nsort + 1) * sizeof *keys);
     cg_cost totals[CG_MAX_EVENTS], covered[CG_MAX_EVENTS];
     int rc = r->order && tmp && keys ? 0 : fail(err, CG_ERR_NOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < n; i++) {

@@ -122,6 +122,14 @@ static void read_query(lua_State *L, const cg_profile *p, cg_rows_query *q, size
                          limit >= 0 ? (size_t)limit : SIZE_MAX};
 }
 
+/* The profile's file index (built on first use). */
+static const cg_file_index *file_index(lua_State *L, cg_profile *p) {
+    cg_error err;
+    const cg_file_index *x = cg_file_index_get(p, &err);
+    if (!x) luaL_error(L, "%s", err.message);
+    return x;
+}
+
 #define ROWS_CACHE "callgrind.rows_cache"
 
 /* The built rows of a profile (the userdata at index 1) in one mode, kept in a table of the
@@ -163,7 +171,9 @@ static cg_rows *built_rows(lua_State *L, cg_profile *p, int mode) {
         lua_pop(L, 1);
         *box = cg_rows_by_key(split, &err);
     } else {
-        *box = cg_rows_build(p, mode, &err);
+        /* the file index, which annotated source and editors need too, says which functions
+         * lie in one file (their self cost is that file's) */
+        *box = cg_rows_build(p, mode, mode == CG_ROWS_SPLIT ? file_index(L, p) : NULL, &err);
     }
     if (!*box) luaL_error(L, "%s", err.message);
     lua_pushvalue(L, -1);
@@ -437,14 +447,6 @@ static cg_file_lines **push_lines_box(lua_State *L) {
     }
     lua_setmetatable(L, -2);
     return box;
-}
-
-/* The profile's file index (built on first use). */
-static const cg_file_index *file_index(lua_State *L, cg_profile *p) {
-    cg_error err;
-    const cg_file_index *x = cg_file_index_get(p, &err);
-    if (!x) luaL_error(L, "%s", err.message);
-    return x;
 }
 
 /* file_lines(prof, files or nil, events) -> { [file] = { [line] = { self = {ev = cost} (lines

@@ -339,6 +339,15 @@ static void test_single_file(void) {
               cg_function_single_file(p, cg_find_function(p, "inlined", NULL, NULL, CG_NONE)));
     /* calls only: no line record */
     CHECK(cg_function_single_file(p, cg_find_function(p, "caller", NULL, NULL, CG_NONE)) == NULL);
+    /* the file index knows the same, as the profile's own string */
+    cg_error err;
+    const cg_file_index *x = cg_file_index_get(p, &err);
+    CHECK(x != NULL);
+    for (size_t fn = 0; x && fn < cg_function_count(p); fn++)
+        CHECK(cg_file_index_single_file(x, fn) == cg_function_single_file(p, fn));
+    if (x)
+        CHECK_STR("e.h", cg_file_index_single_file(
+                             x, cg_find_function(p, "inlined", NULL, NULL, CG_NONE)));
     cg_profile_free(p);
 }
 
