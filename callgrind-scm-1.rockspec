@@ -32,7 +32,7 @@ build = {
             "csrc/loader.c", "csrc/name_order.c", "csrc/parts.c", "csrc/parser.c", "csrc/piece_names.c", "csrc/pipeline.c", "csrc/profile.c", "csrc/rank.c", "csrc/reader.c", "csrc/resolve.c", "csrc/rows.c", "csrc/split.c",
             "csrc/strtab.c", "csrc/write.c",
             "csrc/binding/async.c", "csrc/binding/exact.c", "csrc/binding/fields.c", "csrc/binding/flame.c", "csrc/binding/graph.c", "csrc/binding/page.c",
-            "csrc/binding/handles.c",
+            "csrc/binding/handles.c", "csrc/binding/json_text.c",
             "csrc/binding/iterators.c", "csrc/binding/load.c", "csrc/binding/module.c",
             "csrc/binding/objects.c", "csrc/binding/profile_methods.c", "csrc/binding/rank.c", "csrc/binding/rows.c", "csrc/binding/writers.c",
          },

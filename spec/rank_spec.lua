@@ -1,5 +1,5 @@
--- core.rank and core.cost_text: the functions in order of cost, and rows of their costs as text,
--- on a profile whose every number is worked out by hand below.
+-- core.rank and core.functions_text: the functions in order of cost, and all of them with their
+-- costs as text, on a profile whose every number is worked out by hand below.
 local callgrind = require "callgrind"
 local core = require "callgrind.core"
 
@@ -79,37 +79,64 @@ describe("core.rank", function()
   end)
 end)
 
-describe("core.cost_text", function()
+describe("core.functions_text", function()
   local prof = load()
-  local beta = find(prof, "beta", "a.c", "main")
-  local alpha = find(prof, "alpha", "a.c", "main")
 
-  it("gives the called count, then self and inclusive cost of each event", function()
-    assert.same({ "0\t7\t12\t0\t2", "3\t5\t5\t2\t2" },
-      core.cost_text(prof, { beta, alpha }, { "Ir", "Dr" }, "\t"))
-    assert.same({ "3;2;2" }, core.cost_text(prof, { alpha }, { 2 }, ";"))
-    assert.same({ "0" }, core.cost_text(prof, { beta }, {}, ","))
-    assert.same({}, core.cost_text(prof, {}, { "Ir" }, ","))
+  it("writes every function by self cost of the first event as tab-separated values, fields escaped", function()
+    assert.equal(table.concat({
+      "name\tfile\tobject\tcalled\tIr self\tIr inclusive",
+      "beta\ta.c\tmain\t0\t7\t12",
+      "alpha\ta.c\tlibx.so\t0\t5\t5",
+      "alpha\ta.c\tmain\t3\t5\t5",
+      "alpha\tb.c\tmain\t0\t5\t5",
+      "zeta\tb.c\tmain\t0\t5\t5",
+      'g<a, "b">\tx,y.c\tlibx.so\t0\t1\t1',
+      "t\\tab\\\\x\tx,y.c\tlibx.so\t0\t1\t1",
+      "",
+    }, "\n"), core.functions_text(prof, { "Ir" }, "tsv"))
   end)
 
-  it("puts name, file and object first as escaped TSV or quoted CSV fields", function()
-    local g = find(prof, 'g<a, "b">', "x,y.c", "libx.so")
-    local t = find(prof, "t\tab\\x", "x,y.c", "libx.so")
-    assert.same({ "beta\ta.c\tmain\t0\t7\t12", 'g<a, "b">\tx,y.c\tlibx.so\t0\t1\t1',
-      "t\\tab\\\\x\tx,y.c\tlibx.so\t0\t1\t1" },
-      core.cost_text(prof, { beta, g, t }, { "Ir" }, "\t", "tsv"))
-    assert.same({ "beta,a.c,main,0,7,12", '"g<a, ""b"">","x,y.c",libx.so,0,1,1',
-      't\tab\\x,"x,y.c",libx.so,0,1,1' },
-      core.cost_text(prof, { beta, g, t }, { "Ir" }, ",", "csv"))
+  it("writes CSV as RFC 4180 quotes it, ranked by the first event given", function()
+    assert.equal(table.concat({
+      "name,file,object,called,Dr self,Dr inclusive,Ir self,Ir inclusive",
+      "alpha,a.c,main,3,2,2,5,5",
+      "zeta,b.c,main,0,1,1,5,5",
+      "alpha,a.c,libx.so,0,0,0,5,5",
+      "alpha,b.c,main,0,0,0,5,5",
+      "beta,a.c,main,0,0,2,7,12",
+      '"g<a, ""b"">","x,y.c",libx.so,0,0,0,1,1',
+      't\tab\\x,"x,y.c",libx.so,0,0,0,1,1',
+      "",
+    }, "\n"), core.functions_text(prof, { "Dr", 1 }, "csv"))
+  end)
+
+  it("writes JSON as callgrind.json writes it, derived events included", function()
+    local text = core.functions_text(prof, { "Ir", "CEst" }, "json")
+    assert.equal('{"events": ["Ir", "CEst"],\n "functions": [\n  {"name": "beta", "file": "a.c", "object": "main", '
+      .. '"called": 0, "self": {"Ir": 7, "CEst": 7}, "inclusive": {"Ir": 12, "CEst": 12}},\n  {"name": "alpha", ',
+      text:sub(1, 196))
+    local last = '{"name": "t\\tab\\\\x", "file": "x,y.c", "object": "libx.so", "called": 0, '
+      .. '"self": {"Ir": 1, "CEst": 1}, "inclusive": {"Ir": 1, "CEst": 1}}\n ]}\n'
+    assert.equal(last, text:sub(-#last))
+    local data = assert(require("dkjson").decode(text))
+    assert.equal(7, #data.functions)
+    assert.same({ name = 'g<a, "b">', file = "x,y.c", object = "libx.so", called = 0,
+      self = { Ir = 1, CEst = 1 }, inclusive = { Ir = 1, CEst = 1 } }, data.functions[6])
+  end)
+
+  it("writes the heading alone, or an empty list, for a profile without functions", function()
+    local empty = assert(callgrind.parse("events: Ir\n", "empty"))
+    assert.equal("name\tfile\tobject\tcalled\tIr self\tIr inclusive\n", core.functions_text(empty, { "Ir" }, "tsv"))
+    assert.equal('{"events": ["Ir"],\n "functions": []}\n', core.functions_text(empty, { "Ir" }, "json"))
   end)
 
   it("refuses bad arguments", function()
-    assert.has_error(function() core.cost_text(prof, { beta }, { "Bc" }, ",") end,
+    assert.has_error(function() core.functions_text(prof, { "Bc" }, "tsv") end,
       "unknown event 'Bc' (known: Ir, Dr, CEst)")
-    assert.has_error(function() core.cost_text(prof, { beta }, { "Ir" }, ",", "xml") end)
-    assert.has_error(function() core.cost_text(prof, { "beta" }, { "Ir" }, ",") end)
+    assert.has_error(function() core.functions_text(prof, { "Ir" }, "xml") end)
+    assert.has_error(function() core.functions_text(prof, {}, "tsv") end)
     local closed = load()
     closed:close()
-    assert.has_error(function() core.cost_text(closed, {}, {}, ",") end, "the profile is closed")
+    assert.has_error(function() core.functions_text(closed, { "Ir" }, "tsv") end, "the profile is closed")
   end)
 end)

@@ -96,6 +96,10 @@ text_buffer *push_text_buffer(lua_State *L);
 /* A sink for the core's writers: appends; 0, or -1 when out of memory. */
 int text_buffer_append(void *buffer, const char *data, size_t len);
 void push_text_buffer_string(lua_State *L, const text_buffer *t);
+/* Appends `text` as a JSON string, as callgrind.json's json.string writes it (json_text.c):
+ * bytes that are not valid UTF-8 as U+FFFD, quotes, backslashes and control characters
+ * escaped. 0, or -1 when out of memory. */
+int put_json_string(text_buffer *t, const char *text);
 
 /* ---- load.c: what the synchronous and the background loads share ---- */
 
