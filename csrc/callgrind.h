@@ -107,6 +107,12 @@ size_t cg_profile_bytes(const cg_profile *profile);
  * the runs added to it. The sources stay valid and unchanged. */
 cg_profile *cg_profile_combine(const cg_profile *const *profiles, const int64_t *weights, size_t n,
                                const cg_options *opts, cg_error *err);
+/* The same sum without the line records and the jumps: each function has one record, at line
+ * 0 of its file, of its self cost. Its functions, their self and inclusive costs, its calls and
+ * cycles are cg_profile_combine's; what compares runs function by function needs no more, and
+ * merging the records and jumps is most of a sum's work. */
+cg_profile *cg_profile_combine_functions(const cg_profile *const *profiles, const int64_t *weights,
+                                         size_t n, const cg_options *opts, cg_error *err);
 
 /* A copy with the functions for which keep[fn] is zero folded into one function named
  * `dropped_name` (NULL: "(dropped functions)"): their costs, and calls to and from them, stay

@@ -173,8 +173,8 @@ static int add_lines(builder *b, source_map *m, cg_cost weight, cg_error *err) {
     return 0;
 }
 
-/* Adds a source's calls and jumps, weighted. */
-static int add_calls(builder *b, source_map *m, cg_cost weight, cg_error *err) {
+/* Adds a source's calls and (with `jumps`) its jumps, weighted. */
+static int add_calls(builder *b, source_map *m, cg_cost weight, int jumps, cg_error *err) {
     const cg_profile *src = m->src;
     for (size_t c = 0; c < src->ncalls; c++) {
         const call_rec *call = &src->calls[c];
@@ -190,7 +190,7 @@ static int add_calls(builder *b, source_map *m, cg_cost weight, cg_error *err) {
                                weight))
             return overflow(err, "a call's cost");
     }
-    for (size_t j = 0; j < src->njumps; j++) {
+    for (size_t j = 0; jumps && j < src->njumps; j++) {
         const jump_rec *jump = &src->jumps[j];
         jump_rec key = *jump;
         key.fn = m->functions[jump->fn];
@@ -269,55 +269,103 @@ static int merge_function(builder *b, uint32_t fn, line_input *in, size_t n, cg_
     }
 }
 
+/* The functions of all sources as entries, source after source (entry e of source k is its
+ * function e - base[k]), listed under the new function each one is, in source order: first[fn]
+ * is the first entry + 1 (0: none), next[e] the entry after e + 1. Memory follows the sources'
+ * functions, however many sources a sum has. */
+typedef struct entries {
+    uint32_t *first, *next, *source;
+    size_t *base;
+} entries;
+
+static void entries_free(entries *x) {
+    free(x->first);
+    free(x->next);
+    free(x->source);
+    free(x->base);
+}
+
+static int entries_make(entries *x, const source_map *maps, size_t n, size_t nfns) {
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) total += maps[k].src->nfns;
+    x->first = calloc(nfns + 1, sizeof *x->first);
+    x->next = malloc((total + 1) * sizeof *x->next);
+    x->source = malloc((total + 1) * sizeof *x->source);
+    x->base = malloc((n + 1) * sizeof *x->base);
+    if (!x->first || !x->next || !x->source || !x->base || total >= UINT32_MAX) return -1;
+    for (size_t k = 0, at = 0; k < n; at += maps[k++].src->nfns) x->base[k] = at;
+    for (size_t k = n; k-- > 0;) {
+        for (size_t f = maps[k].src->nfns; f-- > 0;) {
+            size_t e = x->base[k] + f, fn = maps[k].functions[f];
+            x->next[e] = x->first[fn];
+            x->source[e] = (uint32_t)k;
+            x->first[fn] = (uint32_t)e + 1;
+        }
+    }
+    return 0;
+}
+
 /* The line records of every source, function by function of the new profile: each function's
  * records of all sources merged by position (merge_function), rather than appended source
  * after source and compacted. */
 static int merge_lines(builder *b, source_map *maps, const cg_cost *weights, size_t n,
                        cg_error *err) {
-    size_t nfns = cg_function_count(b->p), entries = 0;
-    for (size_t k = 0; k < n; k++) entries += maps[k].src->nfns;
-    /* The functions of all sources as entries, source after source (entry e of source k is its
-     * function e - base[k]), listed under the new function each one is, in source order:
-     * first[fn] is the first entry + 1 (0: none), next[e] the entry after e + 1. Memory follows
-     * the sources' functions, however many sources a merge has. */
-    uint32_t *first = calloc(nfns + 1, sizeof *first);
-    uint32_t *next = malloc((entries + 1) * sizeof *next);
-    uint32_t *source = malloc((entries + 1) * sizeof *source);
-    size_t *base = malloc((n + 1) * sizeof *base);
+    size_t nfns = cg_function_count(b->p);
+    entries x;
     line_input *in = calloc(n + 1, sizeof *in);
     cg_cost *row = malloc(MAX_RAW_EVENTS * sizeof *row);
-    int rc = first && next && source && base && in && row && entries < UINT32_MAX ? 0 : nomem(err);
-    for (size_t k = 0, at = 0; rc == 0 && k < n; at += maps[k++].src->nfns) base[k] = at;
-    for (size_t k = n; rc == 0 && k-- > 0;) {
-        for (size_t f = maps[k].src->nfns; f-- > 0;) {
-            size_t e = base[k] + f, fn = maps[k].functions[f];
-            next[e] = first[fn];
-            source[e] = (uint32_t)k;
-            first[fn] = (uint32_t)e + 1;
-        }
-    }
+    int rc = entries_make(&x, maps, n, nfns) == 0 && in && row ? 0 : nomem(err);
     for (size_t fn = 0; rc == 0 && fn < nfns; fn++) {
         size_t used = 0;
-        for (uint32_t e = first[fn]; e; e = next[e - 1]) {
-            size_t k = source[e - 1];
+        for (uint32_t e = x.first[fn]; e; e = x.next[e - 1]) {
+            size_t k = x.source[e - 1];
             in[used] = (line_input){&maps[k], weights[k], {0}, 0, 0};
-            line_reader_init(&in[used++].r, &maps[k].src->line_stores[e - 1 - base[k]]);
+            line_reader_init(&in[used++].r, &maps[k].src->line_stores[e - 1 - x.base[k]]);
         }
         rc = merge_function(b, (uint32_t)fn, in, used, row, err);
     }
-    free(first);
-    free(next);
-    free(source);
-    free(base);
+    entries_free(&x);
     free(in);
     free(row);
     return rc;
 }
 
+/* In place of the line records, one record per function of the new profile with any: the
+ * weighted sum of its sources' self costs, at line 0 of its file. The sum's self costs, and so
+ * its inclusive costs, are those of the records merged (cg_profile_combine_functions). */
+static int sum_self_costs(builder *b, source_map *maps, const cg_cost *weights, size_t n,
+                          cg_error *err) {
+    size_t nfns = cg_function_count(b->p);
+    entries x;
+    cg_cost *row = malloc(MAX_RAW_EVENTS * sizeof *row);
+    int rc = entries_make(&x, maps, n, nfns) == 0 && row ? 0 : nomem(err);
+    for (size_t fn = 0; rc == 0 && fn < nfns; fn++) {
+        int any = 0;
+        uint32_t file = 0;
+        memset(row, 0, build_width(b) * sizeof *row);
+        for (uint32_t e = x.first[fn]; rc == 0 && e; e = x.next[e - 1]) {
+            source_map *m = &maps[x.source[e - 1]];
+            size_t f = e - 1 - x.base[x.source[e - 1]];
+            if (!m->src->line_stores[f].count) continue;
+            if (add_weighted(row, m->events, cg_function_self(m->src, f), m->src->nraw,
+                             weights[x.source[e - 1]]))
+                rc = overflow(err, "a function's cost");
+            else if (!any && map_string(b, m, m->src->fns[f].file, &file))
+                rc = nomem(err);
+            any = 1;
+        }
+        if (rc == 0 && any) rc = put_line(b, (uint32_t)fn, file, 0, 0, row, err);
+    }
+    entries_free(&x);
+    free(row);
+    return rc;
+}
+
 /* The sources in order: their events, sections and functions; their line records merged
- * function by function; their calls and jumps. */
+ * function by function (with `lines` 0, their self costs alone); their calls, and their jumps
+ * unless `lines` is 0. */
 static int add_sources(builder *b, const cg_profile *const *profiles, const cg_cost *weights,
-                       size_t n, cg_error *err) {
+                       size_t n, int lines, cg_error *err) {
     source_map *maps = calloc(n + 1, sizeof *maps);
     if (!maps) return nomem(err);
     int rc = 0;
@@ -329,8 +377,10 @@ static int add_sources(builder *b, const cg_profile *const *profiles, const cg_c
             rc = add_functions(b, &maps[made], weights[made], NULL, 0, err);
         }
     }
-    if (rc == 0) rc = merge_lines(b, maps, weights, n, err);
-    for (size_t k = 0; rc == 0 && k < n; k++) rc = add_calls(b, &maps[k], weights[k], err);
+    if (rc == 0)
+        rc = lines ? merge_lines(b, maps, weights, n, err)
+                   : sum_self_costs(b, maps, weights, n, err);
+    for (size_t k = 0; rc == 0 && k < n; k++) rc = add_calls(b, &maps[k], weights[k], lines, err);
     for (size_t k = 0; k < made; k++) map_free(&maps[k]);
     free(maps);
     return rc;
@@ -348,8 +398,8 @@ static cg_options combined_options(const cg_profile *const *sources, size_t n,
     return opts;
 }
 
-cg_profile *cg_profile_combine(const cg_profile *const *profiles, const int64_t *weights, size_t n,
-                               const cg_options *given, cg_error *err) {
+static cg_profile *combine(const cg_profile *const *profiles, const int64_t *weights, size_t n,
+                           const cg_options *given, int lines, cg_error *err) {
     for (size_t i = 0; i < n; i++) {
         if (!profiles[i]) {
             set_error(err, CG_ERR_USAGE, 0, "cg_profile_combine: profile %zu is NULL", i + 1);
@@ -364,13 +414,23 @@ cg_profile *cg_profile_combine(const cg_profile *const *profiles, const int64_t 
     for (size_t i = 0; i < n; i++) w[i] = weights ? weights[i] : 1;
     cg_options opts = combined_options(profiles, n, given);
     cg_loader *ld = cg_loader_new(&opts, err);
-    int rc = ld ? add_sources(&ld->b, profiles, w, n, err) : -1;
+    int rc = ld ? add_sources(&ld->b, profiles, w, n, lines, err) : -1;
     free(w);
     if (rc) {
         cg_loader_free(ld);
         return NULL;
     }
     return cg_loader_finish(ld, err);
+}
+
+cg_profile *cg_profile_combine(const cg_profile *const *profiles, const int64_t *weights, size_t n,
+                               const cg_options *given, cg_error *err) {
+    return combine(profiles, weights, n, given, 1, err);
+}
+
+cg_profile *cg_profile_combine_functions(const cg_profile *const *profiles, const int64_t *weights,
+                                         size_t n, const cg_options *given, cg_error *err) {
+    return combine(profiles, weights, n, given, 0, err);
 }
 
 cg_profile *cg_profile_select(const cg_profile *p, const unsigned char *keep,
@@ -396,7 +456,7 @@ cg_profile *cg_profile_select(const cg_profile *p, const unsigned char *keep,
     int rc = map_new(&m, p) ? nomem(err) : 0;
     if (rc == 0) rc = add_functions(&ld->b, &m, 1, keep, dropped, err);
     if (rc == 0) rc = add_lines(&ld->b, &m, 1, err);
-    if (rc == 0) rc = add_calls(&ld->b, &m, 1, err);
+    if (rc == 0) rc = add_calls(&ld->b, &m, 1, 1, err);
     map_free(&m);
     if (rc) {
         cg_loader_free(ld);

@@ -68,6 +68,28 @@ describe("core.rank", function()
     assert.equal(7, #core.rank(prof, "Ir", false, 100))
   end)
 
+  it("gives the first `limit` of the whole ranking, rising or falling, on a real profile", function()
+    local sample = assert(callgrind.load("examples/data/sample.callgrind.gz"))
+    local function ids(list)
+      local out = {}
+      for i, fn in ipairs(list) do out[i] = fn.id end
+      return out
+    end
+    for _, inclusive in ipairs { false, true } do
+      for _, ascending in ipairs { false, true } do
+        local all = ids(core.rank(sample, "Ir", inclusive, nil, ascending))
+        assert.equal(264, #all)
+        for _, limit in ipairs { 1, 2, 5, 10, 30, 65, 200 } do
+          assert.same({ (table.unpack or unpack)(all, 1, limit) },
+            ids(core.rank(sample, "Ir", inclusive, limit, ascending)))
+        end
+      end
+    end
+    -- rising: the cheapest first, ties (many functions cost nothing inclusive of nothing) by name
+    local first = core.rank(sample, "Ir", false, 3, true)
+    assert.is_true(first[1]:self("Ir") <= first[2]:self("Ir") and first[2]:self("Ir") <= first[3]:self("Ir"))
+  end)
+
   it("refuses an unknown event and a closed profile", function()
     assert.has_error(function() core.rank(prof, "Bc", false) end, "unknown event 'Bc' (known: Ir, Dr, CEst)")
     assert.has_error(function() core.rank(prof, 4, false) end,

@@ -180,6 +180,58 @@ describe("callgrind.diff", function()
   end)
 end)
 
+describe("core.combine without line records", function()
+  local core = require "callgrind.core"
+  local fixtures = require "helpers.fixtures"
+
+  -- name|file|object -> { self..., inclusive..., called, callees = {callee key -> count, costs} }
+  local function functions(prof)
+    local out, events = {}, prof:events()
+    for fn in prof:functions() do
+      local key = fn.name .. "|" .. fn.file .. "|" .. fn.object
+      local entry = { called = fn.called, callees = {}, cycle = fn.cycle ~= nil }
+      for _, ev in ipairs(events) do
+        entry[#entry + 1] = fn:self(ev)
+        entry[#entry + 1] = fn:inclusive(ev)
+      end
+      for call in fn:callees() do
+        local to = call.callee
+        local k = to.name .. "|" .. to.file .. "|" .. to.object .. "@" .. call.file .. ":" .. call.line
+        entry.callees[k] = { call.count, call:inclusive(events[1]) }
+      end
+      out[key] = entry
+    end
+    return out
+  end
+
+  it("has the full sum's functions, costs, calls and cycles, a record per function and no jumps", function()
+    local loaded = {}
+    for _, path in ipairs(fixtures.testdata_profiles("")) do
+      local prof = callgrind.load(path)
+      if prof and prof:stats().functions > 0 then loaded[#loaded + 1] = prof end
+    end
+    loaded[#loaded + 1] = assert(callgrind.load("examples/data/sample.callgrind.gz"))
+    local small = assert(callgrind.load((vg.profile("callgrind_workload_small"))[1]))
+    local large = assert(callgrind.load((vg.profile("callgrind_workload_large"))[1]))
+    local pairs_ = { { { large, small }, { 1, -1 } }, { { small, large, small }, { 1, 2, 1 } } }
+    for i = 1, #loaded do
+      pairs_[#pairs_ + 1] = { { loaded[i], loaded[i % #loaded + 1] }, { 1, -1 } }
+      pairs_[#pairs_ + 1] = { { loaded[i], loaded[i] }, { 1, 1 } }
+    end
+    assert.is_true(#pairs_ > 10)
+    for _, case in ipairs(pairs_) do
+      local full = assert(core.combine(case[1], case[2]))
+      local summed = assert(core.combine(case[1], case[2], { lines = false }))
+      assert.same(functions(full), functions(summed))
+      assert.same(full:events(), summed:events())
+      for _, ev in ipairs(full:events()) do assert.equal(full:total(ev), summed:total(ev)) end
+      assert.equal(#full:cycles(), #summed:cycles())
+      assert.equal(0, summed:stats().jumps)
+      assert.is_true(summed:stats().lines <= summed:stats().functions)
+    end
+  end)
+end)
+
 describe("prof:select", function()
   local prof = parse [[
 events: Ir

@@ -285,7 +285,15 @@ static int l_combine(lua_State *L) {
     profile_box *box = new_profile_box(L);
     cg_error err;
     progress_ctx ctx = {L, 0, 0};
-    cg_profile *p = cg_profile_combine(list, weights, n, given, &err);
+    /* opts.lines = false: the functions' self costs in place of their line records */
+    int lines = 1;
+    if (lua_istable(L, 3)) {
+        lua_getfield(L, 3, "lines");
+        lines = lua_isnil(L, -1) || lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    cg_profile *p = lines ? cg_profile_combine(list, weights, n, given, &err)
+                          : cg_profile_combine_functions(list, weights, n, given, &err);
     return load_result(L, box, p, &err, &ctx);
 }
 

@@ -8,21 +8,24 @@
 #include "../rank.h"
 #include "binding.h"
 
-/* rank(prof, ev, inclusive[, limit]) -> { fn, ... }: the functions by decreasing self (or
- * inclusive) cost of `ev`, ties by name, file and object; at most `limit` of them. */
+/* rank(prof, ev, inclusive[, limit[, ascending]]) -> { fn, ... }: the functions by decreasing
+ * (with `ascending`, increasing) self or inclusive cost of `ev`, ties by name, file and object;
+ * at most `limit` of them (nil: all). */
 static int l_rank(lua_State *L) {
     profile_box *box = check_box(L, 1);
     cg_profile *p = open_profile(L, box);
     size_t ev = check_event(L, p, 2);
     int inclusive = lua_toboolean(L, 3);
     lua_Integer limit = luaL_optinteger(L, 4, -1);
+    int ascending = lua_toboolean(L, 5);
     size_t n = cg_function_count(p);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     if (!order) return luaL_error(L, "out of memory");
     push_collected(L, order, free); /* freed even if making the list fails */
     cg_error err;
-    if (cg_rank_functions(p, ev, inclusive, order, &err)) return luaL_error(L, "%s", err.message);
-    size_t shown = limit >= 0 && (size_t)limit < n ? (size_t)limit : n;
+    size_t shown = cg_rank_functions(p, ev, inclusive, ascending,
+                                     limit >= 0 ? (size_t)limit : SIZE_MAX, order, &err);
+    if (shown == CG_NONE) return luaL_error(L, "%s", err.message);
     lua_createtable(L, (int)shown, 0);
     for (size_t i = 0; i < shown; i++) {
         push_function(L, 1, box, order[i]);
@@ -158,7 +161,8 @@ static int l_functions_text(lua_State *L) {
     if (!order) return luaL_error(L, "out of memory");
     push_collected(L, order, free);
     cg_error err;
-    if (cg_rank_functions(p, events[0], 0, order, &err)) return luaL_error(L, "%s", err.message);
+    if (cg_rank_functions(p, events[0], 0, 0, SIZE_MAX, order, &err) == CG_NONE)
+        return luaL_error(L, "%s", err.message);
     text_buffer *t = push_text_buffer(L);
     int bad = 0;
     if (form == FORM_JSON) {

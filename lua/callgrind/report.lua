@@ -220,33 +220,15 @@ end
 
 -- The functions of the difference profile `diff` whose change of `kind` is the largest rise
 -- (direction "regressions") or fall ("improvements"), `limit` of them, biggest change first,
--- ties by name. Ranked in C; only the functions shown come to Lua.
+-- ties by name. Ranked in C (falls by increasing change); only the functions shown come to Lua.
 local function biggest_changes(diff, ev, kind, direction, limit)
-  local ranked = core.rank(diff, ev, kind == "inclusive")
-  local function delta(fn) return kind == "self" and fn:self(ev) or fn:inclusive(ev) end
+  local falls = direction == "improvements"
   local list = {}
-  if direction == "regressions" then
-    for i = 1, math.min(limit, #ranked) do
-      if delta(ranked[i]) <= 0 then break end
-      list[i] = ranked[i]
-    end
-    return list
+  for _, fn in ipairs(core.rank(diff, ev, kind == "inclusive", limit, falls)) do
+    local change = kind == "self" and fn:self(ev) or fn:inclusive(ev)
+    if (falls and change >= 0) or (not falls and change <= 0) then break end
+    list[#list + 1] = fn
   end
-  -- falls come last in the ranking: take them from the end, the whole group of the last
-  -- change kept, then order by fall and name
-  for i = #ranked, 1, -1 do
-    local d = delta(ranked[i])
-    if d >= 0 or (#list >= limit and d ~= delta(list[#list])) then break end
-    list[#list + 1] = ranked[i]
-  end
-  table.sort(list, function(a, b)
-    local da, db = delta(a), delta(b)
-    if da ~= db then return da < db end
-    if a.name ~= b.name then return a.name < b.name end
-    if a.file ~= b.file then return a.file < b.file end
-    return a.object < b.object
-  end)
-  for i = limit + 1, #list do list[i] = nil end
   return list
 end
 
@@ -254,7 +236,9 @@ function report.diff(base, new, opts)
   opts = opts or {}
   local ev = query.event(new, opts.event)
   local limit = opts.limit or 15
-  local diff = assert(require("callgrind.transform").diff(base, new))
+  -- the functions' self and inclusive costs are all a comparison reads: summed without the
+  -- line records (core.combine's lines = false), which are most of a full difference's work
+  local diff = assert(core.combine({ new, base }, { 1, -1 }, { lines = false }))
   local base_total = base:has_event(ev) and base:total(ev) or 0
   local new_total = new:total(ev)
   local lines = { format.rule, "Profile difference: " .. ev, format.rule }
