@@ -194,6 +194,7 @@ typedef struct item {
     uint64_t addr, line;
     uint32_t file;
     uint32_t index; /* line record (row of the cost scratch), call or jump */
+    uint32_t rank;  /* the file's place among the function's files (rank_files) */
     int kind;
 } item;
 
@@ -209,33 +210,54 @@ typedef struct writer {
     uint32_t *bounds;
     cg_cost *costs; /* the costs of the current function's line records */
     size_t costs_cap;
+    uint32_t *file_rank, *file_seen; /* per string id: its rank, and the function + 1 that set it */
+    uint32_t *files;                 /* the current function's files */
+    size_t files_cap;
 } writer;
 
-/* The function's own file first, then inlined files by name; within a file by address (when
- * positions have one), line, address, and lines before calls before jumps. */
-static int item_before(const writer *w, uint32_t own, const item *a, const item *b) {
-    if (a->file != b->file) {
-        if (a->file == own) return 1;
-        if (b->file == own) return 0;
-        return strcmp(strtab_get(&w->p->strings, a->file), strtab_get(&w->p->strings, b->file)) < 0;
-    }
+/* The function's own file first, then inlined files by name (their ranks, rank_files); within
+ * a file by address (when positions have one), line, address, and lines before calls before
+ * jumps. */
+static int item_before(const writer *w, const item *a, const item *b) {
+    if (a->rank != b->rank) return a->rank < b->rank;
     if (w->pos.instr && a->addr != b->addr) return a->addr < b->addr;
     if ((w->pos.line || !w->pos.instr) && a->line != b->line) return a->line < b->line;
     if (a->addr != b->addr) return a->addr < b->addr;
     return a->kind < b->kind;
 }
 
-/* Line records come sorted already, calls and jumps mostly too. */
-typedef struct item_order {
-    const writer *w;
-    uint32_t own;
-} item_order;
-#define ITEM_BEFORE(o, a, b) item_before((o).w, (o).own, (a), (b))
-DEFINE_MERGE_SORT(sort_item_array, item, item_order, ITEM_BEFORE)
+#define ITEM_BEFORE(w, a, b) item_before((w), (a), (b))
+DEFINE_MERGE_SORT(sort_item_array, item, const writer *, ITEM_BEFORE)
 
-static void sort_items(writer *w, uint32_t own, size_t n) {
-    item_order o = {w, own};
-    sort_item_array(o, w->items, w->tmp, w->bounds, n);
+typedef struct file_order {
+    const strtab *strings;
+    uint32_t own;
+} file_order;
+#define FILE_BEFORE(o, a, b)                                                                       \
+    (*(b) != (o)->own && (*(a) == (o)->own || strcmp(strtab_get((o)->strings, *(a)),               \
+                                                     strtab_get((o)->strings, *(b))) < 0))
+DEFINE_MERGE_SORT(sort_file_array, uint32_t, const file_order *, FILE_BEFORE)
+
+/* Ranks the files of function `f`'s n items (its own first, then by name) into each item, so
+ * that sorting the items compares numbers: a function with code inlined from headers alternates
+ * between files record after record, and the names were compared at every step. */
+static int rank_files(writer *w, size_t f, size_t n) {
+    const cg_profile *p = w->p;
+    size_t nfiles = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t file = w->items[i].file;
+        if (w->file_seen[file] == f + 1) continue;
+        w->file_seen[file] = (uint32_t)f + 1;
+        if (VEC_RESERVE(w->files, w->files_cap, nfiles + 1)) return -1;
+        w->files[nfiles++] = file;
+    }
+    /* the items' scratch holds the files' sort */
+    uint32_t *tmp = (uint32_t *)w->tmp, *bounds = w->bounds;
+    file_order o = {&p->strings, p->fns[f].file};
+    sort_file_array(&o, w->files, tmp, bounds, nfiles);
+    for (size_t k = 0; k < nfiles; k++) w->file_rank[w->files[k]] = (uint32_t)k;
+    for (size_t i = 0; i < n; i++) w->items[i].rank = w->file_rank[w->items[i].file];
+    return 0;
 }
 
 static int reserve_items(writer *w, size_t n) {
@@ -274,18 +296,28 @@ static int gather(writer *w, size_t f, size_t *count) {
     line_reader r;
     line_reader_init(&r, s);
     for (uint32_t i = 0; line_reader_next(&r, w->costs + (size_t)i * width, p->nraw); i++)
-        *it++ = (item){w->pos.instr ? r.addr : 0, w->pos.line ? r.line : 0, r.file, i, ITEM_LINE};
+        *it++ =
+            (item){w->pos.instr ? r.addr : 0, w->pos.line ? r.line : 0, r.file, i, 0, ITEM_LINE};
     for (uint32_t i = p->callee_begin[f]; i < p->callee_begin[f + 1]; i++) {
         const call_rec *c = &p->calls[p->callee_index[i]];
-        *it++ = (item){w->pos.instr ? c->addr : 0, w->pos.line ? c->line : 0, c->file,
-                       p->callee_index[i], ITEM_CALL};
+        *it++ = (item){w->pos.instr ? c->addr : 0,
+                       w->pos.line ? c->line : 0,
+                       c->file,
+                       p->callee_index[i],
+                       0,
+                       ITEM_CALL};
     }
     for (uint32_t i = p->jump_begin[f]; i < p->jump_begin[f + 1]; i++) {
         const jump_rec *j = &p->jumps[p->jump_index[i]];
-        *it++ = (item){w->pos.instr ? j->from_addr : 0, w->pos.line ? j->from_line : 0,
-                       j->from_file, p->jump_index[i], ITEM_JUMP};
+        *it++ = (item){w->pos.instr ? j->from_addr : 0,
+                       w->pos.line ? j->from_line : 0,
+                       j->from_file,
+                       p->jump_index[i],
+                       0,
+                       ITEM_JUMP};
     }
-    sort_items(w, p->fns[f].file, n);
+    if (rank_files(w, f, n)) return -1;
+    sort_item_array(w, w->items, w->tmp, w->bounds, n);
     *count = n;
     return 0;
 }
@@ -387,9 +419,13 @@ int cg_write_callgrind(const cg_profile *p, const cg_write_options *opts, cg_wri
     writer w;
     memset(&w, 0, sizeof w);
     w.names.ids = calloc(p->strings.count * NAMES_KINDS + 1, sizeof *w.names.ids);
-    if (!o || !w.names.ids) {
+    w.file_rank = malloc((p->strings.count + 1) * sizeof *w.file_rank);
+    w.file_seen = calloc(p->strings.count + 1, sizeof *w.file_seen);
+    if (!o || !w.names.ids || !w.file_rank || !w.file_seen) {
         free(o);
         free(w.names.ids);
+        free(w.file_rank);
+        free(w.file_seen);
         return nomem(err);
     }
     o->len = 0;
@@ -411,6 +447,9 @@ int cg_write_callgrind(const cg_profile *p, const cg_write_options *opts, cg_wri
     free(w.bounds);
     free(w.costs);
     free(w.names.ids);
+    free(w.file_rank);
+    free(w.file_seen);
+    free(w.files);
     free(o);
     return rc;
 }
