@@ -2,6 +2,8 @@
  * the place the bytes go. The function is called with each buffer (64 KiB) as a string and
  * returns true to go on, or nil and a message to stop; an error it raises is raised again once
  * the writer has let go of its memory. The profile cannot be closed while it is written. */
+#include <sys/stat.h>
+
 #include "binding.h"
 
 enum { SINK_OK, SINK_REFUSED, SINK_RAISED };
@@ -117,5 +119,19 @@ static int l_write_webgrind(lua_State *L) {
     return finish(L, box, &s, rc, &err);
 }
 
-const luaL_Reg write_functions[] = {
-    {"write", l_write}, {"write_webgrind", l_write_webgrind}, {NULL, NULL}};
+/* file_kind(path) -> "file", "directory" or "other" (a device, a pipe, a socket), or nil when
+ * nothing is there: what a writer asks before it puts a file in the place of `path`. */
+static int l_file_kind(lua_State *L) {
+    struct stat st;
+    if (stat(luaL_checkstring(L, 1), &st) != 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushstring(L, S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory" : "other");
+    return 1;
+}
+
+const luaL_Reg write_functions[] = {{"write", l_write},
+                                    {"write_webgrind", l_write_webgrind},
+                                    {"file_kind", l_file_kind},
+                                    {NULL, NULL}};

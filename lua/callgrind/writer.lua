@@ -97,12 +97,25 @@ local function check_options(opts)
   return opts
 end
 
+-- Sends what `send(put)` produces straight into `path`, which is not a regular file (a device
+-- such as /dev/null, a pipe): a rename would put a file in its place.
+local function to_special(path, send)
+  local f, open_error = io.open(path, "wb")
+  if not f then return nil, open_error end
+  local ok, err = send(function(text) return f:write(text) end)
+  local closed, cerr = f:close()
+  if not ok or not closed then return nil, path .. ": " .. tostring(err or cerr) end
+  return true
+end
+
 --- Sends what `send(put)` produces to the file `path` through a temporary file beside it,
 --- renamed over `path` at the end. `send` calls `put(text)` (true, or nil and a message) and
 --- returns true, or nil and a message. The temporary file is made with the first text, so a
 --- `send` that fails before it writes anything leaves no file; one that fails later, or a
---- failed close or rename, leaves none either. Returns true, or nil and a message.
+--- failed close or rename, leaves none either. A path that names a device or a pipe is written
+--- in place. Returns true, or nil and a message.
 function writer.to_path(path, send)
+  if core.file_kind(path) == "other" then return to_special(path, send) end
   local temporary = path .. ".tmp-" .. format("%08x", math.random(0, 0x7fffffff))
   local f, open_error
   local ok, err = send(function(text)
