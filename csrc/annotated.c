@@ -334,13 +334,7 @@ int cg_annotated_write(const cg_file_lines *f, size_t file, const char *text, si
     free(src.start);
     free(src.len);
     free(c.entry);
-    if (!rc && !stopped) return 0;
-    if (err) {
-        err->code = rc == -2 ? CG_ERR_OVERFLOW : rc == -1 ? CG_ERR_NOMEM : CG_ERR_ABORTED;
-        err->line = 0;
-        strcpy(err->message, rc == -2   ? "a cost of the annotated source does not fit in 64 bits"
-                             : rc == -1 ? "out of memory"
-                                        : "the annotated source was stopped");
-    }
-    return -1;
+    return text_writer_end(rc, stopped, err,
+                           "a cost of the annotated source does not fit in 64 bits",
+                           "the annotated source was stopped");
 }

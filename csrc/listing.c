@@ -300,13 +300,6 @@ int cg_listing_write(const cg_rows *r, const cg_listing *o, cg_text_sink sink, v
     free(s.order);
     free(s.tmp);
     free(s.slots);
-    if (!rc && !stopped) return 0;
-    if (err) {
-        err->code = rc == -2 ? CG_ERR_OVERFLOW : rc == -1 ? CG_ERR_NOMEM : CG_ERR_ABORTED;
-        err->line = 0;
-        strcpy(err->message, rc == -2   ? "a cost of the listing does not fit in 64 bits"
-                             : rc == -1 ? "out of memory"
-                                        : "the listing was stopped");
-    }
-    return -1;
+    return text_writer_end(rc, stopped, err, "a cost of the listing does not fit in 64 bits",
+                           "the listing was stopped");
 }

@@ -4,6 +4,7 @@
 #ifndef CG_TEXT_WRITER_H
 #define CG_TEXT_WRITER_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,23 @@ static inline void text_put(text_writer *w, const char *s, size_t n) {
 
 static inline void text_puts(text_writer *w, const char *s) {
     text_put(w, s, strlen(s));
+}
+
+/* A writer's end: 0 when it finished (`rc` 0) and the sink took everything; else -1 with `err`
+ * (when not NULL) saying what stopped it: `rc` -2 a cost beyond 64 bits (`overflow`), -1 no
+ * memory, 0 the sink (`stopped`). */
+static inline int text_writer_end(int rc, int stopped, cg_error *err, const char *overflow,
+                                  const char *stopped_message) {
+    if (!rc && !stopped) return 0;
+    if (err) {
+        err->code = rc == -2 ? CG_ERR_OVERFLOW : rc == -1 ? CG_ERR_NOMEM : CG_ERR_ABORTED;
+        err->line = 0;
+        snprintf(err->message, sizeof err->message, "%s",
+                 rc == -2   ? overflow
+                 : rc == -1 ? "out of memory"
+                            : stopped_message);
+    }
+    return -1;
 }
 
 #pragma GCC visibility pop

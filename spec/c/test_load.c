@@ -351,6 +351,30 @@ static void test_single_file(void) {
     cg_profile_free(p);
 }
 
+typedef struct expected_run {
+    const char *file;
+    uint64_t line;
+    size_t records;
+    cg_cost ir, dr;
+} expected_run;
+
+/* Reads function fn's runs of `kind` and checks them against the n expected, then the end. */
+static void check_runs(const cg_profile *p, size_t fn, int kind, const expected_run *want,
+                       size_t n) {
+    cg_line_cursor cursor;
+    cg_line_run run;
+    cg_line_cursor_init(&cursor, p, fn);
+    for (size_t i = 0; i < n; i++) {
+        CHECK_INT(1, cg_line_cursor_next_run(&cursor, kind, &run));
+        CHECK_STR(want[i].file, run.file);
+        CHECK_INT((long long)want[i].line, (long long)run.line);
+        CHECK_INT((long long)want[i].records, (long long)run.records);
+        CHECK_INT(want[i].ir, run.costs[0]);
+        CHECK_INT(want[i].dr, run.costs[1]);
+    }
+    CHECK_INT(0, cg_line_cursor_next_run(&cursor, kind, &run));
+}
+
 /* Runs of records in one file, and on one line: sums, counts, and records and runs read from
  * one cursor in turn. The second record repeats the first one's cost (a short record). */
 static void test_line_runs(void) {
@@ -369,36 +393,17 @@ static void test_line_runs(void) {
     cg_profile *p = load_text(text, sizeof text - 1);
     if (!p) return;
     size_t fn = cg_find_function(p, "f", NULL, NULL, CG_NONE);
-    static const struct {
-        const char *file;
-        uint64_t line;
-        size_t records;
-        cg_cost ir, dr;
-    } by_file[] = {{"a.c", 4, 3, 22, 3}, {"b.h", 9, 2, 8, 1}, {"a.c", 4, 1, 3, 0}},
-      by_line[] = {
-          {"a.c", 3, 2, 20, 1}, {"a.c", 4, 1, 2, 2}, {"b.h", 9, 2, 8, 1}, {"a.c", 4, 1, 3, 0}};
+    static const expected_run by_file[] = {{"a.c", 4, 3, 22, 3},
+                                           {"b.h", 9, 2, 8, 1},
+                                           {"a.c", 4, 1, 3, 0}},
+                              by_line[] = {{"a.c", 3, 2, 20, 1},
+                                           {"a.c", 4, 1, 2, 2},
+                                           {"b.h", 9, 2, 8, 1},
+                                           {"a.c", 4, 1, 3, 0}};
+    check_runs(p, fn, CG_RUN_FILE, by_file, sizeof by_file / sizeof by_file[0]);
+    check_runs(p, fn, CG_RUN_LINE, by_line, sizeof by_line / sizeof by_line[0]);
     cg_line_cursor cursor;
     cg_line_run run;
-    cg_line_cursor_init(&cursor, p, fn);
-    for (size_t i = 0; i < sizeof by_file / sizeof by_file[0]; i++) {
-        CHECK_INT(1, cg_line_cursor_next_run(&cursor, CG_RUN_FILE, &run));
-        CHECK_STR(by_file[i].file, run.file);
-        CHECK_INT((long long)by_file[i].line, (long long)run.line);
-        CHECK_INT((long long)by_file[i].records, (long long)run.records);
-        CHECK_INT(by_file[i].ir, run.costs[0]);
-        CHECK_INT(by_file[i].dr, run.costs[1]);
-    }
-    CHECK_INT(0, cg_line_cursor_next_run(&cursor, CG_RUN_FILE, &run));
-    cg_line_cursor_init(&cursor, p, fn);
-    for (size_t i = 0; i < sizeof by_line / sizeof by_line[0]; i++) {
-        CHECK_INT(1, cg_line_cursor_next_run(&cursor, CG_RUN_LINE, &run));
-        CHECK_STR(by_line[i].file, run.file);
-        CHECK_INT((long long)by_line[i].line, (long long)run.line);
-        CHECK_INT((long long)by_line[i].records, (long long)run.records);
-        CHECK_INT(by_line[i].ir, run.costs[0]);
-        CHECK_INT(by_line[i].dr, run.costs[1]);
-    }
-    CHECK_INT(0, cg_line_cursor_next_run(&cursor, CG_RUN_LINE, &run));
     /* a record, then the rest of its line as a run, then a record again */
     cg_line line;
     cg_line_cursor_init(&cursor, p, fn);
