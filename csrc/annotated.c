@@ -192,6 +192,11 @@ typedef struct costed {
 /* The ranges of lines within `context` of a costed line, as callgrind_annotate reads the file
  * (a range that runs past its end ends the annotation); the costs printed next to source lines
  * are added to `annotated`. Returns the number of costed lines reached, or -1 / -2. */
+/* a + b, or UINT64_MAX when that does not fit (line numbers are the profile's, any size) */
+static uint64_t add_saturated(uint64_t a, uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 static long put_ranges(writer_ctx *x, const source_lines *src, const costed *c,
                        cg_cost *annotated) {
     uint64_t context = x->o->context, last = src->n, pos = 0;
@@ -201,11 +206,12 @@ static long put_ranges(writer_ctx *x, const source_lines *src, const costed *c,
     while (i < c->n) {
         uint64_t first = cg_file_lines_line(x->f, x->file, c->entry[i]);
         uint64_t low = first > context ? first - context : 1;
-        while (i + 1 < c->n && cg_file_lines_line(x->f, x->file, c->entry[i]) + 2 * context >=
+        while (i + 1 < c->n && add_saturated(cg_file_lines_line(x->f, x->file, c->entry[i]),
+                                             add_saturated(context, context)) >=
                                    cg_file_lines_line(x->f, x->file, c->entry[i + 1]))
             i++;
         uint64_t end = cg_file_lines_line(x->f, x->file, c->entry[i]);
-        uint64_t high = end > UINT64_MAX - context ? UINT64_MAX : end + context;
+        uint64_t high = add_saturated(end, context);
         i++;
         /* the lines before the range are read, as far as the file goes */
         if (pos + 1 < low && pos < last) pos = low - 1 < last ? low - 1 : last;

@@ -809,6 +809,12 @@ describe("annotate.source", function()
     local wide = parse_source(annotate.source(long, { context = 40, read_file = reader }), { "Ir" })
     assert.are.same(range(1, 60), wide.files["long.c"].shown)
     assert.are.same({}, wide.files["long.c"].separators)
+    -- a context past any line number: one range, its end at the end of the file
+    for _, huge in ipairs { 2 ^ 62, 1e30 } do
+      local all = parse_source(annotate.source(long, { context = huge, read_file = reader }), { "Ir" })
+      assert.are.same(range(1, 60), all.files["long.c"].shown)
+      assert.are.same({}, all.files["long.c"].separators)
+    end
   end)
 
   it("prints a callee of one name in two objects once, and reads text with CRLF line ends", function()
