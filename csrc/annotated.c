@@ -2,11 +2,11 @@
  * file of a cg_file_lines and the file's text, the ranges of lines around the lines with line
  * records, each line with its self cost ("." where it has none) and the calls it makes, lines
  * past the end of the file, and the cost of code without line information. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "msort.h"
+#include "numfmt.h"
 #include "report.h"
 #include "text_writer.h"
 
@@ -156,10 +156,10 @@ static void put_cells(writer_ctx *x, const cg_cost *values, int zero_dot, const 
 }
 
 static void put_separator(writer_ctx *x, uint64_t line) {
-    char buf[64];
-    int n = snprintf(buf, sizeof buf, "-- line %llu ", (unsigned long long)line);
-    text_put(x->w, buf, (size_t)n);
-    text_puts(x->w, SEPARATOR_DASHES "\n");
+    char num[NUMFMT_MAX];
+    text_puts(x->w, "-- line ");
+    text_put(x->w, num, (size_t)(put_u64(num, line) - num));
+    text_puts(x->w, " " SEPARATOR_DASHES "\n");
 }
 
 /* The calls of line entry `i`, each "=> file:name (Nx)" with its inclusive cost. */
@@ -168,14 +168,11 @@ static int put_calls(writer_ctx *x, size_t i) {
     if (n < 0) return (int)n;
     for (long k = 0; k < n; k++) {
         const call_row *c = &x->calls[x->order[k]];
-        const char *file = cg_function_file(x->p, c->fn), *name = cg_function_name(x->p, c->fn);
         char count[32];
         size_t clen = cg_format_count((cg_cost)c->count, count);
         text_put(x->w, x->cells, cg_columns_cells(&x->columns, c->shown, 1, x->cells));
         text_puts(x->w, " => ");
-        text_puts(x->w, *file ? file : "???");
-        text_put(x->w, ":", 1);
-        text_puts(x->w, name);
+        text_put_label(x->w, cg_function_file(x->p, c->fn), cg_function_name(x->p, c->fn));
         text_put(x->w, " (", 2);
         text_put(x->w, count, clen);
         text_put(x->w, "x)\n", 3);
@@ -189,14 +186,14 @@ typedef struct costed {
     size_t n;
 } costed;
 
-/* The ranges of lines within `context` of a costed line, as callgrind_annotate reads the file
- * (a range that runs past its end ends the annotation); the costs printed next to source lines
- * are added to `annotated`. Returns the number of costed lines reached, or -1 / -2. */
 /* a + b, or UINT64_MAX when that does not fit (line numbers are the profile's, any size) */
 static uint64_t add_saturated(uint64_t a, uint64_t b) {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* The ranges of lines within `context` of a costed line, as callgrind_annotate reads the file
+ * (a range that runs past its end ends the annotation); the costs printed next to source lines
+ * are added to `annotated`. Returns the number of costed lines reached, or -1 / -2. */
 static long put_ranges(writer_ctx *x, const source_lines *src, const costed *c,
                        cg_cost *annotated) {
     uint64_t context = x->o->context, last = src->n, pos = 0;
@@ -268,12 +265,12 @@ static void put_past_end_warning(writer_ctx *x, const char *name) {
  * warning, then the cost of code without line information. */
 static int put_rest(writer_ctx *x, const char *name, const costed *c, size_t reached) {
     cg_cost values[CG_MAX_EVENTS];
-    char label[48];
+    char label[NUMFMT_MAX + 16] = "<bogus line ";
     for (size_t k = reached; k < c->n; k++) {
         if (shown_values(x, cg_file_lines_self(x->f, x->file, c->entry[k]), values)) return -2;
-        int n = snprintf(label, sizeof label, "<bogus line %llu>",
-                         (unsigned long long)cg_file_lines_line(x->f, x->file, c->entry[k]));
-        put_cells(x, values, 1, label, (size_t)n);
+        char *end = put_u64(label + 12, cg_file_lines_line(x->f, x->file, c->entry[k]));
+        *end++ = '>';
+        put_cells(x, values, 1, label, (size_t)(end - label));
     }
     if (reached < c->n) {
         text_put(x->w, "\n", 1);

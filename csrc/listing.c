@@ -199,12 +199,6 @@ static int shown_costs(const listing_ctx *x, const cg_cost *row, cg_cost *out) {
     return 0;
 }
 
-static void put_label(text_writer *w, const char *file, const char *name) {
-    text_puts(w, *file ? file : "???");
-    text_put(w, ":", 1);
-    text_puts(w, name);
-}
-
 static void put_object(text_writer *w, const char *object) {
     if (!*object) return;
     text_put(w, " [", 2);
@@ -220,7 +214,7 @@ static int put_groups(listing_ctx *x, const grouper *s, const char *marker) {
         if (shown_costs(x, &s->costs[s->order[k] * s->width], v)) return -2;
         text_put(x->w, x->line, cg_columns_cells(&x->cols, v, 0, x->line));
         text_puts(x->w, marker);
-        put_label(x->w, g->file, g->name);
+        text_put_label(x->w, g->file, g->name);
         char count[32];
         text_put(x->w, " (", 2);
         text_put(x->w, count, cg_format_count((cg_cost)g->count, count));
@@ -246,7 +240,7 @@ static int put_row(listing_ctx *x, grouper *s, const cg_rows *r, size_t row) {
     if (rc) return rc;
     text_put(x->w, x->line, cg_columns_cells(&x->cols, v, 0, x->line));
     text_puts(x->w, o->tree ? " *  " : " ");
-    put_label(x->w, cg_row_file(r, row), cg_row_name(r, row));
+    text_put_label(x->w, cg_row_file(r, row), cg_row_name(r, row));
     put_object(x->w, cg_row_object(r, row));
     text_put(x->w, "\n", 1);
     if ((o->tree & CG_TREE_CALLEES) && !unknown) {

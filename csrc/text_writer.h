@@ -54,6 +54,13 @@ static inline void text_puts(text_writer *w, const char *s) {
     text_put(w, s, strlen(s));
 }
 
+/* callgrind_annotate's label of a function: "file:name", "???" for no file. */
+static inline void text_put_label(text_writer *w, const char *file, const char *name) {
+    text_puts(w, *file ? file : "???");
+    text_put(w, ":", 1);
+    text_puts(w, name);
+}
+
 /* A writer's end: 0 when it finished (`rc` 0) and the sink took everything; else -1 with `err`
  * (when not NULL) saying what stopped it: `rc` -2 a cost beyond 64 bits (`overflow`), -1 no
  * memory, 0 the sink (`stopped`). */

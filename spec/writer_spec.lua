@@ -134,6 +134,7 @@ fn=(7)
     assert.equal("directory", core.file_kind(dir))
     assert.equal("other", core.file_kind(dir .. "/pipe"))
     assert.is_nil(core.file_kind(dir .. "/missing"))
+    assert.has_error(function() core.file_kind(nil) end)
     -- a reader at the other end of the pipe copies what comes through (given up after 10 s:
     -- a rename over the pipe would leave it waiting)
     assert.is_true(system.execute("timeout 10 cat " .. dir .. "/pipe > " .. dir .. "/copy &"))

@@ -76,6 +76,9 @@ void push_addr(lua_State *L, const cg_profile *p, uint64_t addr);
 
 /* The event named or numbered by argument `idx`, or an error listing the known ones. */
 size_t check_event(lua_State *L, const cg_profile *p, int idx);
+/* The `n` events of the list at `idx` (names or indexes, as check_event reads them) into `out`;
+ * the caller has checked that it is a table of at most CG_MAX_EVENTS. */
+void read_event_list(lua_State *L, const cg_profile *p, int idx, size_t n, size_t *out);
 /* The cost of event `ev` in a row; an error when a derived cost overflows. */
 cg_cost checked_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev);
 int push_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev);

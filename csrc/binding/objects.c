@@ -171,6 +171,15 @@ size_t check_event(lua_State *L, const cg_profile *p, int idx) {
     return (size_t)luaL_error(L, "unknown event '%s' (known: %s)", name, lua_tostring(L, -1));
 }
 
+void read_event_list(lua_State *L, const cg_profile *p, int idx, size_t n, size_t *out) {
+    idx = absindex(L, idx);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, idx, (int)i + 1);
+        out[i] = check_event(L, p, -1);
+        lua_pop(L, 1);
+    }
+}
+
 cg_cost checked_cost(lua_State *L, const cg_profile *p, const cg_cost *row, size_t ev) {
     cg_cost v;
     if (cg_cost_of(p, row, ev, &v) != CG_OK)

@@ -26,11 +26,7 @@ static void read_call_rows_args(lua_State *L, call_rows_args *a) {
     luaL_checktype(L, 3, LUA_TTABLE);
     a->nevents = compat_rawlen(L, 3);
     luaL_argcheck(L, a->nevents <= CG_MAX_EVENTS, 3, "too many events");
-    for (size_t e = 0; e < a->nevents; e++) {
-        lua_rawgeti(L, 3, (int)e + 1);
-        a->events[e] = check_event(L, a->p, -1);
-        lua_pop(L, 1);
-    }
+    read_event_list(L, a->p, 3, a->nevents, a->events);
     size_t nfns = cg_function_count(a->p);
     a->n = compat_rawlen(L, 2);
     a->fns = malloc((a->n + 1) * sizeof *a->fns);

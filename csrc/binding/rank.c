@@ -151,11 +151,7 @@ static int l_functions_text(lua_State *L) {
     table_form form = (table_form)luaL_checkoption(L, 3, NULL, forms);
     size_t events[CG_MAX_EVENTS], nevents = (size_t)compat_rawlen(L, 2);
     luaL_argcheck(L, nevents > 0 && nevents <= CG_MAX_EVENTS, 2, "a list of events expected");
-    for (size_t e = 0; e < nevents; e++) {
-        lua_rawgeti(L, 2, (int)e + 1);
-        events[e] = check_event(L, p, -1);
-        lua_pop(L, 1);
-    }
+    read_event_list(L, p, 2, nevents, events);
     size_t n = cg_function_count(p);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     if (!order) return luaL_error(L, "out of memory");

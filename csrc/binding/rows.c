@@ -37,11 +37,7 @@ static size_t read_events(lua_State *L, const cg_profile *p, const char *key, si
     luaL_argcheck(L, lua_istable(L, -1), 2, "a list of events expected");
     size_t n = compat_rawlen(L, -1);
     luaL_argcheck(L, n > 0 && n <= CG_MAX_EVENTS, 2, "a list of events expected");
-    for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, -1, (int)i + 1);
-        out[i] = check_event(L, p, -1);
-        lua_pop(L, 1);
-    }
+    read_event_list(L, p, -1, n, out);
     lua_pop(L, 1);
     return n;
 }
@@ -449,6 +445,23 @@ static cg_file_lines **push_lines_box(lua_State *L) {
     return box;
 }
 
+/* The list of strings at `idx` into a userdata array anchored at the top of the stack (the
+ * strings are kept alive by the list: a number there is refused, since its text would live on
+ * the stack only); their lengths into `lens` when not NULL. */
+static const char **string_list(lua_State *L, int idx, size_t n, size_t **lens) {
+    const char **list = lua_newuserdata(L, (n + 1) * (sizeof *list + sizeof **lens));
+    if (lens) *lens = (size_t *)(list + n + 1);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, idx, (int)i + 1);
+        size_t len;
+        luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, idx, "a list of strings expected");
+        list[i] = lua_tolstring(L, -1, &len);
+        if (lens) (*lens)[i] = len;
+        lua_pop(L, 1);
+    }
+    return list;
+}
+
 /* file_lines(prof, files or nil, events) -> { [file] = { [line] = { self = {ev = cost} (lines
  * with line records only), calls = { {callee = fn, count = n, inclusive = {ev = cost}}, ... } } } }
  * for the files named (every file for nil); calls summed per callee, recursive calls left out
@@ -460,22 +473,13 @@ static int l_file_lines(lua_State *L) {
     luaL_checktype(L, 3, LUA_TTABLE);
     size_t events[CG_MAX_EVENTS], nevents = compat_rawlen(L, 3);
     luaL_argcheck(L, nevents > 0 && nevents <= CG_MAX_EVENTS, 3, "a list of events expected");
-    for (size_t i = 0; i < nevents; i++) {
-        lua_rawgeti(L, 3, (int)i + 1);
-        events[i] = check_event(L, p, -1);
-        lua_pop(L, 1);
-    }
+    read_event_list(L, p, 3, nevents, events);
     size_t nfiles = 0;
     const char **files = NULL;
     if (!lua_isnil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
         nfiles = compat_rawlen(L, 2);
-        files = lua_newuserdata(L, (nfiles + 1) * sizeof *files); /* anchored below */
-        for (size_t i = 0; i < nfiles; i++) {
-            lua_rawgeti(L, 2, (int)i + 1);
-            files[i] = luaL_checkstring(L, -1); /* kept alive by the table at 2 */
-            lua_pop(L, 1);
-        }
+        files = string_list(L, 2, nfiles, NULL); /* anchored below */
     }
     cg_file_lines **box = push_lines_box(L);
     int at = lua_gettop(L);
@@ -520,22 +524,6 @@ static int l_file_lines(lua_State *L) {
     return 1;
 }
 
-/* The list of strings at `idx` into a userdata array anchored at the top of the stack (the
- * strings are kept alive by the list); their lengths into `lens` when not NULL. */
-static const char **string_list(lua_State *L, int idx, size_t n, size_t **lens) {
-    const char **list = lua_newuserdata(L, (n + 1) * (sizeof *list + sizeof **lens));
-    if (lens) *lens = (size_t *)(list + n + 1);
-    for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, idx, (int)i + 1);
-        size_t len;
-        list[i] = lua_tolstring(L, -1, &len);
-        luaL_argcheck(L, list[i] != NULL, idx, "a list of strings expected");
-        if (lens) (*lens)[i] = len;
-        lua_pop(L, 1);
-    }
-    return list;
-}
-
 /* annotated_source(prof, files, texts, events, percentages, context) -> { text or false, ... },
  * { sum, ... }: each file (named as the profile writes it) annotated with its text as
  * callgrind_annotate prints it (cg_annotated_write; false when the profile has no line of it),
@@ -554,10 +542,8 @@ static int l_annotated_source(lua_State *L) {
     size_t events[CG_MAX_EVENTS];
     const char *names[CG_MAX_EVENTS];
     cg_cost totals[CG_MAX_EVENTS], annotated[CG_MAX_EVENTS];
+    read_event_list(L, p, 4, nevents, events);
     for (size_t i = 0; i < nevents; i++) {
-        lua_rawgeti(L, 4, (int)i + 1);
-        events[i] = check_event(L, p, -1);
-        lua_pop(L, 1);
         names[i] = cg_event_name(p, events[i]);
         totals[i] = checked_cost(L, p, cg_total_costs(p), events[i]);
         annotated[i] = 0;

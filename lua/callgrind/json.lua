@@ -56,10 +56,10 @@ function json.string(s)
   return '"' .. valid_utf8(s):gsub('[%c"\\]', escape_control) .. '"'
 end
 
---- A JSON number for a Lua number: integers written whole on every Lua version (never as
---- 1e+15), others with 17 significant digits; NaN and infinities, which JSON lacks, as null.
 local math_type, floor, huge, format = math.type, math.floor, math.huge, string.format
 
+--- A JSON number for a Lua number: integers written whole on every Lua version (never as
+--- 1e+15), others with 17 significant digits; NaN and infinities, which JSON lacks, as null.
 function json.number(n)
   -- an integer first: the page's data holds millions of them
   if math_type and math_type(n) == "integer" then return tostring(n) end
