@@ -89,16 +89,36 @@ void push_cost_table(lua_State *L, const cg_profile *p, const cg_cost *row);
  * Lua values are made, so that an error there leaks nothing. */
 void push_collected(lua_State *L, void *ptr, void (*release)(void *));
 
-/* Text that a C writer hands to a sink a piece at a time, gathered in one growing buffer that
- * the collector frees (push_text_buffer pushes its box), then pushed as one Lua string. */
+/* Text that a C writer hands to a sink a piece at a time: gathered in one growing buffer that
+ * the collector frees (push_text_buffer pushes its box), then pushed as one Lua string; or,
+ * with an output (push_text_output), handed to its `write` method in pieces of TEXT_PIECE bytes
+ * as it comes. A big report then never exists whole: gcc's 16.7 MB listing was copied into a
+ * Lua string whose fresh pages, 4,078 of them, cost more than writing the text. */
+enum { TEXT_PIECE = 65536 }; /* under malloc's mapping threshold: pieces reuse freed memory */
 typedef struct text_buffer {
     char *data;
     size_t len, cap;
+    lua_State *L; /* with an output: where its write method is called */
+    int out;      /* the output's stack index; 0: the text is gathered */
+    int failed;   /* the output refused a piece: `message` says why */
+    char message[256];
 } text_buffer;
 text_buffer *push_text_buffer(lua_State *L);
-/* A sink for the core's writers: appends; 0, or -1 when out of memory. */
+/* A text buffer written to the object at stack index `out` (out:write(piece) for each piece;
+ * a file, or anything with a write method), or gathered when `out` is 0. */
+text_buffer *push_text_output(lua_State *L, int out);
+/* The stack index of the output at `idx`: 0 when it is nil or absent, else an object with a
+ * write method (an error otherwise, naming `what`). */
+int opt_text_output(lua_State *L, int idx, const char *what);
+/* A sink for the core's writers: appends (or writes a piece); 0, or -1 when out of memory or
+ * the output failed. */
 int text_buffer_append(void *buffer, const char *data, size_t len);
-void push_text_buffer_string(lua_State *L, const text_buffer *t);
+/* The result of a text: the string gathered; with an output, true once the rest is written, or
+ * nil and the output's message. Returns the number of values pushed. */
+int push_text_result(lua_State *L, text_buffer *t);
+/* A writer that stopped: nil and the output's message when the output failed (returns 2),
+ * else an error with `message`. */
+int text_failed(lua_State *L, text_buffer *t, const char *message);
 /* Appends `text` as a JSON string, as callgrind.json's json.string writes it (json_text.c):
  * bytes that are not valid UTF-8 as U+FFFD, quotes, backslashes and control characters
  * escaped. 0, or -1 when out of memory. */

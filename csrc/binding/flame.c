@@ -138,7 +138,7 @@ static int l_flame_folded(lua_State *L) {
     cg_error err;
     if (cg_flame_write_folded(b->flame, label, prefix, text_buffer_append, t, &err))
         return luaL_error(L, "%s", err.message);
-    push_text_buffer_string(L, t);
+    push_text_result(L, t);
     return 1;
 }
 

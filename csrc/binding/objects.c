@@ -76,15 +76,94 @@ static void free_text_buffer(void *ptr) {
     free(t);
 }
 
-text_buffer *push_text_buffer(lua_State *L) {
+text_buffer *push_text_output(lua_State *L, int out) {
     text_buffer *t = calloc(1, sizeof *t);
     if (!t) luaL_error(L, "out of memory");
     push_collected(L, t, free_text_buffer);
+    t->L = L;
+    t->out = out;
     return t;
+}
+
+text_buffer *push_text_buffer(lua_State *L) {
+    return push_text_output(L, 0);
+}
+
+/* Whether the value at `idx` can be indexed without an error: a table, or a userdata whose
+ * metatable has __index. */
+static int indexable(lua_State *L, int idx) {
+    if (lua_type(L, idx) == LUA_TTABLE) return 1;
+    if (lua_type(L, idx) != LUA_TUSERDATA || !luaL_getmetafield(L, idx, "__index")) return 0;
+    lua_pop(L, 1);
+    return 1;
+}
+
+int opt_text_output(lua_State *L, int idx, const char *what) {
+    if (lua_isnoneornil(L, idx)) return 0;
+    idx = absindex(L, idx);
+    int callable = 0;
+    if (indexable(L, idx)) {
+        lua_getfield(L, idx, "write");
+        callable = lua_type(L, -1) == LUA_TFUNCTION;
+        if (!callable && luaL_getmetafield(L, -1, "__call")) {
+            callable = 1;
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    if (!callable) luaL_error(L, "%s: a file or an object with a write method expected", what);
+    return idx;
+}
+
+/* out:write(piece), called protected: an error there stops the writer, whose C memory a
+ * longjmp would leak. */
+static int call_write(lua_State *L) {
+    lua_getfield(L, 1, "write");
+    lua_insert(L, 1);
+    lua_call(L, 2, 2);
+    return 2;
+}
+
+static void output_failed(text_buffer *t, const char *why) {
+    t->failed = 1;
+    snprintf(t->message, sizeof t->message, "%s", why ? why : "the output's write failed");
+}
+
+/* Hands `len` bytes to the output; 0, or -1 (and `failed`) when it raised an error or returned
+ * nil or false. */
+static int write_piece(text_buffer *t, const char *data, size_t len) {
+    lua_State *L = t->L;
+    if (t->failed) return -1;
+    lua_pushcfunction(L, call_write);
+    lua_pushvalue(L, t->out);
+    lua_pushlstring(L, data, len);
+    if (lua_pcall(L, 2, 2, 0)) {
+        output_failed(t, lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return -1;
+    }
+    if (!lua_toboolean(L, -2)) output_failed(t, lua_tostring(L, -1));
+    lua_pop(L, 2);
+    return t->failed ? -1 : 0;
+}
+
+/* The output's buffer: one piece, made at the first write. */
+static int output_append(text_buffer *t, const char *data, size_t len) {
+    if (!t->data && !(t->data = malloc(TEXT_PIECE))) return -1;
+    t->cap = TEXT_PIECE;
+    if (t->len + len > TEXT_PIECE) {
+        if (t->len && write_piece(t, t->data, t->len)) return -1;
+        t->len = 0;
+        if (len >= TEXT_PIECE) return write_piece(t, data, len);
+    }
+    memcpy(t->data + t->len, data, len);
+    t->len += len;
+    return 0;
 }
 
 int text_buffer_append(void *buffer, const char *data, size_t len) {
     text_buffer *t = buffer;
+    if (t->out) return output_append(t, data, len);
     if (len > SIZE_MAX - t->len) return -1;
     if (t->len + len > t->cap) {
         size_t cap = t->cap ? t->cap : 65536;
@@ -102,8 +181,24 @@ int text_buffer_append(void *buffer, const char *data, size_t len) {
     return 0;
 }
 
-void push_text_buffer_string(lua_State *L, const text_buffer *t) {
-    lua_pushlstring(L, t->data ? t->data : "", t->len);
+int push_text_result(lua_State *L, text_buffer *t) {
+    if (!t->out) {
+        lua_pushlstring(L, t->data ? t->data : "", t->len);
+        return 1;
+    }
+    if (t->len && !write_piece(t, t->data, t->len)) t->len = 0;
+    if (t->failed) {
+        lua_pushnil(L);
+        lua_pushstring(L, t->message);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+int text_failed(lua_State *L, text_buffer *t, const char *message) {
+    if (t->failed) return push_text_result(L, t);
+    return luaL_error(L, "%s", message);
 }
 
 cg_profile *check_profile(lua_State *L, int idx) {

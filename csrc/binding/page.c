@@ -87,7 +87,7 @@ static void push_call_rows_json(lua_State *L, const call_rows_args *a) {
         }
     }
     if (text_buffer_append(t, "]", 1)) luaL_error(L, "out of memory");
-    push_text_buffer_string(L, t);
+    push_text_result(L, t);
 }
 
 static void push_call_rows_tables(lua_State *L, const call_rows_args *a) {
@@ -227,7 +227,7 @@ static int l_function_rows(lua_State *L) {
     }
     if (t) {
         if (text_buffer_append(t, "]", 1)) return luaL_error(L, "out of memory");
-        push_text_buffer_string(L, t);
+        push_text_result(L, t);
     } else {
         lua_pushvalue(L, rows);
     }

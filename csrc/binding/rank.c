@@ -143,7 +143,8 @@ static int put_function(lua_State *L, text_buffer *t, const cg_profile *p, size_
  * object, called count and its self and inclusive cost of each event, exact decimal numbers;
  * form "tsv" (fields escaped), "csv" (RFC 4180) or "json" ({"events": [...], "functions":
  * [{"name", "file", "object", "called", "self": {EV: n}, "inclusive": {EV: n}}, ...]}), written
- * as callgrind.json would write it. */
+ * as callgrind.json would write it. functions_text(prof, events, form, out) writes it to `out`
+ * instead (a file, or an object with a write method) and returns true, or nil and a message. */
 static int l_functions_text(lua_State *L) {
     cg_profile *p = open_profile(L, check_box(L, 1));
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -152,6 +153,8 @@ static int l_functions_text(lua_State *L) {
     size_t events[CG_MAX_EVENTS], nevents = (size_t)compat_rawlen(L, 2);
     luaL_argcheck(L, nevents > 0 && nevents <= CG_MAX_EVENTS, 2, "a list of events expected");
     read_event_list(L, p, 2, nevents, events);
+    lua_settop(L, 4);
+    int out = opt_text_output(L, 4, "functions_text: out");
     size_t n = cg_function_count(p);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     if (!order) return luaL_error(L, "out of memory");
@@ -159,7 +162,7 @@ static int l_functions_text(lua_State *L) {
     cg_error err;
     if (cg_rank_functions(p, events[0], 0, 0, SIZE_MAX, order, &err) == CG_NONE)
         return luaL_error(L, "%s", err.message);
-    text_buffer *t = push_text_buffer(L);
+    text_buffer *t = push_text_output(L, out);
     int bad = 0;
     if (form == FORM_JSON) {
         bad |= put_text(t, "{\"events\": [");
@@ -174,9 +177,8 @@ static int l_functions_text(lua_State *L) {
         bad |= put_function(L, t, p, order[i], events, nevents, form);
     }
     if (form == FORM_JSON) bad |= put_text(t, n ? "\n ]}\n" : "]}\n");
-    if (bad) return luaL_error(L, "out of memory");
-    push_text_buffer_string(L, t);
-    return 1;
+    if (bad) return text_failed(L, t, "out of memory");
+    return push_text_result(L, t);
 }
 
 const luaL_Reg rank_functions[] = {

@@ -258,8 +258,10 @@ static int l_row_files(lua_State *L) {
 /* ---- the listing's text ---- */
 
 /* listing(prof, {show=, sort=, thresholds=, all=, inclusive=, limit=, merged=, percentages=,
- * tree = "none"|"caller"|"calling"|"both", prefix=}) -> callgrind_annotate's function listing:
- * the heading and the rows shown, with callers and callees for a tree, after `prefix`. */
+ * tree = "none"|"caller"|"calling"|"both", prefix=, out=}) -> callgrind_annotate's function
+ * listing: the heading and the rows shown, with callers and callees for a tree, after `prefix`;
+ * with `out` (a file, or an object with a write method) written there in pieces instead, then
+ * true, or nil and a message when out:write failed. */
 static int l_listing(lua_State *L) {
     cg_profile *p = check_profile(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -280,16 +282,16 @@ static int l_listing(lua_State *L) {
     lua_pop(L, 1);
     cg_listing o = {show, nshow, sort, q.nsort, q.inclusive, percentages, bits};
     cg_rows *r = selected_rows(L, p, &q);
-    text_buffer *t = push_text_buffer(L);
+    lua_getfield(L, 2, "out");
+    text_buffer *t = push_text_output(L, opt_text_output(L, -1, "listing: out"));
     lua_getfield(L, 2, "prefix"); /* text put first, so that the listing is not copied again */
     size_t nprefix = 0;
     const char *prefix = lua_tolstring(L, -1, &nprefix);
-    if (prefix && text_buffer_append(t, prefix, nprefix)) return luaL_error(L, "out of memory");
+    if (prefix && text_buffer_append(t, prefix, nprefix)) return text_failed(L, t, "out of memory");
     cg_error err;
     if (cg_listing_write(r, &o, text_buffer_append, t, &err))
-        return luaL_error(L, "%s", err.code == CG_ERR_ABORTED ? "out of memory" : err.message);
-    push_text_buffer_string(L, t);
-    return 1;
+        return text_failed(L, t, err.code == CG_ERR_ABORTED ? "out of memory" : err.message);
+    return push_text_result(L, t);
 }
 
 /* ---- columns ---- */
@@ -575,7 +577,7 @@ static int l_annotated_source(lua_State *L) {
                 return luaL_error(L, "%s", err.message);
             /* the last line's end is the caller's, which joins the parts with "\n" */
             if (t->len && t->data[t->len - 1] == '\n') t->len--;
-            push_text_buffer_string(L, t);
+            push_text_result(L, t);
         }
         lua_rawseti(L, -2, (int)i + 1);
     }

@@ -14,6 +14,7 @@ local core = require "callgrind.core"
 local format = require "callgrind.format"
 local costs = require "callgrind.annotate.costs"
 local files = require "callgrind.annotate.files"
+local query = require "callgrind.query"
 local render = require "callgrind.annotate.render"
 local system = require "callgrind.system"
 
@@ -73,10 +74,21 @@ local function list_option(value)
   return value
 end
 
+-- The lines and blocks of `pieces` written to `out` with a line end between them, one write
+-- each rather than one joined copy of them all: true, or nil and the failed write's message.
+local function write_pieces(out, pieces)
+  for i, piece in ipairs(pieces) do
+    local ok, err = out:write(piece, i < #pieces and "\n" or "")
+    if not ok then return nil, err or "the output's write failed" end
+  end
+  return true
+end
+
 -- The options of annotate.source, checked, with their defaults.
 local function settings_of(prof, opts)
   local context = opts.context or DEFAULT_CONTEXT
   if type(context) ~= "number" or context < 0 then error("context must be a number >= 0", 3) end
+  query.check_output(opts.out, 3)
   local events = costs.event_names(prof, opts.show)
   local totals = {}
   for _, ev in ipairs(events) do totals[ev] = prof:total(ev) end
@@ -109,6 +121,8 @@ end
 ---   include      directories searched for the files, after the name as written
 ---   percentages  show each cost's share of the total (true)
 ---   read_file    function(path) -> text or nil (default: reads the file)
+---   out          a file, or an object with a write method: the text is written there file by
+---                file, and the result is true, or nil and the message of a failed write
 function annotate.source(prof, opts)
   opts = opts or {}
   local settings = settings_of(prof, opts)
@@ -156,7 +170,8 @@ function annotate.source(prof, opts)
     for i, ev in ipairs(settings.events) do annotated[ev] = sums[i] end
     render.annotated(out, annotated, settings)
   end
-  return table.concat(out, "\n")
+  if opts.out == nil then return table.concat(out, "\n") end
+  return write_pieces(opts.out, out)
 end
 
 --- A function's machine code with its costs (callgrind.asm.text): the instructions objdump

@@ -28,6 +28,12 @@ function cli:fail(message, status)
   os.exit(status or 2)
 end
 
+--- Ends the program as fail does when a report written to a file failed (`ok` nil: `err`
+--- says why, "No space left on device" or the like); else returns.
+function cli:written(ok, err)
+  if not ok then self:fail("cannot write the report: " .. tostring(err)) end
+end
+
 --- Prints `NAME: warning: message` on stderr.
 function cli:warn(message)
   io.stderr:write(self.name, ": warning: ", message, "\n")

@@ -14,6 +14,21 @@ function query.is_profile(value)
   return ok and type(method) == "function"
 end
 
+--- Checks a report's `out` option: nil, a file, or anything with a write method (a table, or
+--- a userdata whose write is found by indexing it). `level` places the error as error() does.
+function query.check_output(out, level)
+  if out == nil then return end
+  local ok, write = false, nil
+  if type(out) == "table" or type(out) == "userdata" then
+    ok, write = pcall(function() return out.write end)
+  end
+  local callable = type(write) == "function"
+    or (type(write) == "table" and getmetatable(write) and getmetatable(write).__call ~= nil)
+  if not (ok and callable) then
+    error("out must be a file or an object with a write method", (level or 2) + 1)
+  end
+end
+
 --- Whether the profile's positions include `name` ("instr", "line", "bb").
 function query.has_position(prof, name)
   for _, position in ipairs(prof:positions()) do

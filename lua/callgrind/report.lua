@@ -12,7 +12,9 @@
 -- default 99, like callgrind_annotate), inclusive (rows by inclusive cost), percentages
 -- (default true), limit (at most this many rows), inlined ("split", the default: code inlined
 -- from a header has its own row as in callgrind_annotate; "merge": one row per function),
--- header (default true: the profile's description first).
+-- header (default true: the profile's description first), out (a file, or any object with a
+-- write method: flat, tree and annotate write their text there in pieces as it is made, and
+-- return true, or nil and the message of a write that failed, instead of the text).
 local core = require "callgrind.core"
 local format = require "callgrind.format"
 local layout = require "callgrind.layout"
@@ -28,6 +30,7 @@ end
 local function options(prof, opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("options must be a table", 3) end
+  query.check_output(opts.out, 3)
   local o = {}
   for k, v in pairs(opts) do o[k] = v end
   o.show = event_list(prof, opts.show, prof:events())
@@ -153,6 +156,7 @@ local function listing(prof, o, tree)
   local query = rows.query(o.sort, o)
   query.show, query.percentages, query.tree = o.show, o.percentages, tree
   query.prefix = table.concat(lines, "\n") .. "\n"
+  query.out = o.out
   return core.listing(prof, query)
 end
 

@@ -58,7 +58,8 @@ end
 
 --- Runs the command with `args` (a list). opts.stdin: text for standard input; opts.cwd:
 --- the directory (default: the scratch directory); opts.env: variables to set ({NAME = value},
---- false to unset); opts.path: the command (default: the installed one). Returns standard
+--- false to unset); opts.path: the command (default: the installed one); opts.stdout: a file
+--- standard output goes to instead ("/dev/full"), whose text is then not read. Returns standard
 --- output, standard error and the exit status.
 function command.run(args, opts)
   opts = opts or {}
@@ -84,13 +85,14 @@ function command.run(args, opts)
     f:write(opts.stdin)
     f:close()
   end
-  local line = table.concat(parts, " ") .. " <" .. quote(input) .. " >" .. quote(out) .. " 2>" .. quote(err)
+  local line = table.concat(parts, " ") .. " <" .. quote(input) .. " >" .. quote(opts.stdout or out) .. " 2>" .. quote(err)
     .. "; echo $?"
   local pipe = assert(io.popen(line))
   local status = tonumber(pipe:read("*l"))
   pipe:close()
   if opts.stdin then os.remove(input) end
-  return read_all(out), read_all(err), status
+  if opts.stdout then os.remove(out) end
+  return opts.stdout and "" or read_all(out), read_all(err), status
 end
 
 return command

@@ -106,17 +106,16 @@ function annotate.run(args, ctx)
     auto = args.auto,
     context = args.context,
   }
-  local listing
-  if args.tree == "none" then
-    listing = report.flat(prof, opts)
-  else
-    opts.tree = args.tree
-    listing = report.tree(prof, opts)
-  end
+  -- the reports write their text to the output as they make it, never whole in memory
+  opts.out = ctx.out
+  if args.tree ~= "none" then opts.tree = args.tree end
+  cli:written((args.tree == "none" and report.flat or report.tree)(prof, opts))
   -- a blank line ends the listing and the annotations, as in callgrind_annotate
-  ctx.out:write(listing, "\n")
-  local annotated = (args.auto or sources) and report.annotate(prof, opts) or ""
-  if annotated ~= "" then ctx.out:write(annotated, "\n") end
+  cli:written(ctx.out:write("\n"))
+  if not (args.auto or sources) then return end
+  local before = ctx.out.bytes
+  cli:written(report.annotate(prof, opts))
+  if ctx.out.bytes > before then cli:written(ctx.out:write("\n")) end
 end
 
 return annotate

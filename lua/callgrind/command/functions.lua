@@ -29,8 +29,8 @@ end
 function functions.run(args, ctx)
   local prof = ctx.cli:load(args.FILE, options.load_options(args))
   local events = ctx.cli:events(prof, args.events) or prof:events()
-  -- ranked and written in C, without an object per function
-  ctx.out:write(core.functions_text(prof, events, args.format))
+  -- ranked and written in C to the output, without an object per function
+  ctx.cli:written(core.functions_text(prof, events, args.format, ctx.out))
 end
 
 return functions

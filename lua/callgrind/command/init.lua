@@ -130,7 +130,9 @@ function command.main(args)
   end)
   local ctx = { cli = fail, out = output.new { color = parsed.color } }
   fail:run(function() command.module(parsed.command).run(parsed, ctx) end)
-  io.stdout:flush()
+  -- the end of a short text is written here: a full disk or a closed pipe shows only now
+  local flushed, err = io.stdout:flush()
+  if not flushed then fail:fail("cannot write to standard output: " .. tostring(err)) end
   os.exit(ctx.status or 0)
 end
 

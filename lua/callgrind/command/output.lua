@@ -50,7 +50,7 @@ function output.new(opts)
   opts = opts or {}
   local terminal = opts.terminal
   if terminal == nil then terminal = output.is_terminal(1) end
-  local self = setmetatable({ file = opts.file or io.stdout, terminal = terminal }, output)
+  local self = setmetatable({ file = opts.file or io.stdout, terminal = terminal, bytes = 0 }, output)
   self.color = output.wants_color(opts.color or "auto", terminal)
   self.width = terminal and (opts.width or terminal_width()) or nil
   return self
@@ -102,9 +102,15 @@ function output:line(text)
   self.file:write(text, "\n")
 end
 
---- Writes text as it is (reports, data: never cut).
+--- Writes text as it is (reports, data: never cut), counting its bytes (`bytes`); returns what
+--- the file's write returns (the file, or nil and a message), so that a report written here
+--- in pieces sees a failure.
 function output:write(...)
-  self.file:write(...)
+  for i = 1, select("#", ...) do
+    local piece = select(i, ...)
+    self.bytes = self.bytes + (type(piece) == "string" and #piece or 1)
+  end
+  return self.file:write(...)
 end
 
 return output
