@@ -376,7 +376,8 @@ function draw(g)
   nodes(g)
   edges(g)
   add(g, "}")
-  return concat(g.out, "\n") .. "\n"
+  add(g, "") -- the last line's end, without copying the whole text again to append it
+  return concat(g.out, "\n")
 end
 
 -- dot(prof, opts), as callgrind.dot(prof, opts) was called when it was a function.
