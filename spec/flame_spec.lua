@@ -206,6 +206,25 @@ describe("callgrind.flame", function()
         message(flame.diff_svg, prof, prof, { by = "both" }))
     end)
 
+    it("keeps every frame of 100,000 roots, past the sizes at which its arrays move into huge pages", function()
+      -- the arrays of frames grow each by its own bytes: the doubles of the frames' shares reach
+      -- a huge page at half the count of the words beside them (a heap overflow once)
+      local lines = { "events: Ir" }
+      for i = 1, 100000 do lines[#lines + 1] = ("fn=(%d) root_%d\n%d %d"):format(i, i, i, i % 7 + 1) end
+      local prof = parse(table.concat(lines, "\n") .. "\n")
+      local stacks = flame.stacks(prof, { min_share = 0, max_frames = 200000 })
+      assert.are.equal(100000, #stacks.frames)
+      local self, roots = 0, 0
+      for _, frame in ipairs(stacks.frames) do
+        self = self + frame.self
+        if frame.depth == 1 then roots = roots + 1 end
+      end
+      -- i % 7 + 1 over i = 1..100000: 14,285 whole rounds of 1..7 (28 each), then 2..6
+      assert.are.equal(14285 * 28 + 20, self)
+      assert.are.equal(100000, roots)
+      assert.are.equal(self, stacks.total)
+    end)
+
     it("refuses negative costs, and says what to draw instead", function()
       local base = assert(callgrind.load(SAMPLE))
       local diff = callgrind.diff(base, parse("events: Ir\nfn=main\n1 1\n"))
