@@ -61,6 +61,23 @@ describe("format", function()
     assert.equal("(48.78%)", format.percent(400, 820))
     assert.equal("( 0.04%)", format.percent(4, 10000))
     assert.equal("(n/a)", format.percent(1, 0))
+    assert.equal("-999", format.thousands(-999))
+    assert.equal("-1,000", format.thousands(-1000))
+    assert.equal("12,345,678,901,234,567,890", format.thousands("12345678901234567890"))
+  end)
+
+  it("writes a share without padding: the percentage's digits, its rounding at 99.995", function()
+    assert.equal("100.0%", format.share(5, 5))
+    assert.equal("48.78%", format.share(400, 820))
+    assert.equal("0.04%", format.share(4, 10000))
+    assert.equal("99.99%", format.share(9999, 10000))
+    assert.equal("100.0%", format.share(99995, 100000))
+    assert.equal("-12.50%", format.share(-1, 8))
+    assert.equal("-100.0%", format.share(-3, 3))
+    assert.equal("n/a", format.share(1, 0))
+    for _, n in ipairs { 0, 1, 7, 123, 4999, 99994, 99995, 100000, 250000, -42 } do
+      assert.equal(format.share(n, 100000), (format.percent(n, 100000):gsub("[ ()]", "")))
+    end
   end)
 end)
 

@@ -90,8 +90,8 @@ local function settings(prof, opts, functions)
     if total == 0 then return 0 end
     return cost / total
   end
-  function g.percent(cost) -- "48.78%", "100.0%", "n/a" (format.percent without padding)
-    return (format.percent(cost, total):gsub("[ ()]", ""))
+  function g.percent(cost) -- "48.78%", "100.0%", "n/a"
+    return format.share(cost, total)
   end
   g.functions = choose.functions(prof, functions)
   -- the labels tell apart functions of one name: the profile's, or those of the list given

@@ -9,19 +9,32 @@ local floor = math.floor
 --- also be a decimal string (as obj:exact gives), written exactly whatever its size.
 function format.thousands(n)
   local s = type(n) == "string" and n or string.format("%d", n)
+  if #s <= 3 then return s end -- most counts: nothing to separate
   local sign, digits = s:match("^(-?)(%d+)$")
   local out = digits:reverse():gsub("(%d%d%d)", "%1,"):reverse()
   if out:sub(1, 1) == "," then out = out:sub(2) end
   return sign .. out
 end
 
+-- A share of 100 in callgrind_annotate's digits: two decimals, one from 99.995 on (where two
+-- would round to 100.00); `padded`: five characters wide, in parentheses.
+local function share_text(p, padded)
+  local one = p >= 99.995 or p <= -99.995
+  if padded then return string.format(one and "(%5.1f%%)" or "(%5.2f%%)", p) end
+  return string.format(one and "%.1f%%" or "%.2f%%", p)
+end
+
 --- A share of a total as callgrind_annotate writes it: "(12.34%)", "( 0.04%)", "(100.0%)";
---- "n/a" when the total is 0.
+--- "(n/a)" when the total is 0.
 function format.percent(n, total)
   if total == 0 then return "(n/a)" end
-  local p = 100 * n / total
-  if p >= 99.995 or p <= -99.995 then return string.format("(%5.1f%%)", p) end
-  return string.format("(%5.2f%%)", p)
+  return share_text(100 * n / total, true)
+end
+
+--- The same share without the padding and the parentheses: "12.34%", "0.04%", "100.0%", "n/a".
+function format.share(n, total)
+  if total == 0 then return "n/a" end
+  return share_text(100 * n / total, false)
 end
 
 --- A cost cell: "1,234 (12.34%)" with percentages, "1,234" without; "." for zero, as
