@@ -66,6 +66,11 @@ describe("core.functions_text to an output", function()
     assert.is_nil(ok)
     assert.truthy(err:find("the disk went away", 1, true))
     assert.equal(1, raising.calls)
+    -- an error that is not a string, a refusal without a message
+    assert.same({ nil, "the output's write failed" },
+      { core.functions_text(big, { "Ir" }, "tsv", { write = function() error({}) end }) })
+    assert.same({ nil, "the output's write failed" },
+      { core.functions_text(big, { "Ir" }, "tsv", { write = function() return false end }) })
     local closed = assert(io.open(os.tmpname(), "wb"))
     closed:close()
     ok, err = core.functions_text(big, { "Ir" }, "tsv", closed)

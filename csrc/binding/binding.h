@@ -100,12 +100,14 @@ typedef struct text_buffer {
     size_t len, cap;
     lua_State *L; /* with an output: where its write method is called */
     int out;      /* the output's stack index; 0: the text is gathered */
+    int writer;   /* with an output: the stack index of the function that calls its write */
     int failed;   /* the output refused a piece: `message` says why */
     char message[256];
 } text_buffer;
 text_buffer *push_text_buffer(lua_State *L);
 /* A text buffer written to the object at stack index `out` (out:write(piece) for each piece;
- * a file, or anything with a write method), or gathered when `out` is 0. */
+ * a file, or anything with a write method), or gathered when `out` is 0. With an output it
+ * pushes two values (the box and the function that calls the write), else one. */
 text_buffer *push_text_output(lua_State *L, int out);
 /* The stack index of the output at `idx`: 0 when it is nil or absent, else an object with a
  * write method (an error otherwise, naming `what`). */

@@ -76,12 +76,20 @@ static void free_text_buffer(void *ptr) {
     free(t);
 }
 
+static int call_write(lua_State *L);
+
 text_buffer *push_text_output(lua_State *L, int out) {
     text_buffer *t = calloc(1, sizeof *t);
     if (!t) luaL_error(L, "out of memory");
     push_collected(L, t, free_text_buffer);
     t->L = L;
     t->out = out;
+    if (out) {
+        /* made now, where an error leaks nothing: a piece's call then allocates only its
+         * string, inside the protected call */
+        lua_pushcfunction(L, call_write);
+        t->writer = lua_gettop(L);
+    }
     return t;
 }
 
@@ -115,11 +123,16 @@ int opt_text_output(lua_State *L, int idx, const char *what) {
     return idx;
 }
 
-/* out:write(piece), called protected: an error there stops the writer, whose C memory a
+/* call_write(out, bytes, len): out:write(piece), called protected (the piece's string made
+ * here too): an error there, or no memory for the string, stops the writer, whose C memory a
  * longjmp would leak. */
 static int call_write(lua_State *L) {
+    const char *data = lua_touserdata(L, 2);
+    size_t len = (size_t)lua_tointeger(L, 3);
+    lua_settop(L, 1);
     lua_getfield(L, 1, "write");
     lua_insert(L, 1);
+    lua_pushlstring(L, data, len);
     lua_call(L, 2, 2);
     return 2;
 }
@@ -134,10 +147,15 @@ static void output_failed(text_buffer *t, const char *why) {
 static int write_piece(text_buffer *t, const char *data, size_t len) {
     lua_State *L = t->L;
     if (t->failed) return -1;
-    lua_pushcfunction(L, call_write);
+    if (!lua_checkstack(L, 4)) {
+        output_failed(t, "stack overflow");
+        return -1;
+    }
+    lua_pushvalue(L, t->writer);
     lua_pushvalue(L, t->out);
-    lua_pushlstring(L, data, len);
-    if (lua_pcall(L, 2, 2, 0)) {
+    lua_pushlightuserdata(L, (void *)data);
+    lua_pushinteger(L, (lua_Integer)len);
+    if (lua_pcall(L, 3, 2, 0)) {
         output_failed(t, lua_tostring(L, -1));
         lua_pop(L, 1);
         return -1;
