@@ -311,17 +311,13 @@ static void frames_free(flame_frames *fr) {
 static int frames_add(flame_frames *fr, uint32_t fn, uint32_t depth, uint32_t root, size_t parent,
                       double x) {
     if (fr->n == fr->cap) {
-        /* each array grows by its own bytes (vec.h: from 512 KiB on to whole huge pages), so
-         * that the doubles of x hold more than the words of fn at the same count: fr->cap is
-         * the least of what they hold, never the last one's */
-        size_t need = fr->n + 1, c[5] = {fr->cap, fr->cap, fr->cap, fr->cap, fr->cap};
-        if (VEC_RESERVE(fr->fn, c[0], need) || VEC_RESERVE(fr->depth, c[1], need) ||
-            VEC_RESERVE(fr->root, c[2], need) || VEC_RESERVE(fr->parent, c[3], need) ||
-            VEC_RESERVE(fr->x, c[4], need))
+        size_t need = fr->n + 1, least = SIZE_MAX;
+        if (VEC_RESERVE_SHARED(fr->fn, fr->cap, need, least) ||
+            VEC_RESERVE_SHARED(fr->depth, fr->cap, need, least) ||
+            VEC_RESERVE_SHARED(fr->root, fr->cap, need, least) ||
+            VEC_RESERVE_SHARED(fr->parent, fr->cap, need, least) ||
+            VEC_RESERVE_SHARED(fr->x, fr->cap, need, least))
             return -1;
-        size_t least = c[0];
-        for (int i = 1; i < 5; i++)
-            if (c[i] < least) least = c[i];
         fr->cap = least;
     }
     fr->fn[fr->n] = fn;

@@ -134,13 +134,12 @@ static uint32_t find_row(cg_rows *r, const char *file, const char *name, const c
 /* Adds function `fn` to row `i` (rows list their functions in the order they were added). */
 static int add_function(cg_rows *r, uint32_t i, size_t fn) {
     if (r->nentries == r->entries_cap) {
-        size_t want = r->entries_cap ? 2 * r->entries_cap : 1024;
-        size_t next_cap = r->entries_cap, of_cap = next_cap, row_cap = next_cap;
-        if (VEC_RESERVE(r->fn_next, next_cap, want) || VEC_RESERVE(r->fn_of, of_cap, want) ||
-            VEC_RESERVE(r->fn_row, row_cap, want))
+        size_t want = r->entries_cap ? 2 * r->entries_cap : 1024, least = SIZE_MAX;
+        if (VEC_RESERVE_SHARED(r->fn_next, r->entries_cap, want, least) ||
+            VEC_RESERVE_SHARED(r->fn_of, r->entries_cap, want, least) ||
+            VEC_RESERVE_SHARED(r->fn_row, r->entries_cap, want, least))
             return -1;
-        size_t fit = next_cap < of_cap ? next_cap : of_cap;
-        r->entries_cap = fit < row_cap ? fit : row_cap;
+        r->entries_cap = least;
     }
     uint32_t e = (uint32_t)r->nentries++;
     r->fn_of[e] = fn;

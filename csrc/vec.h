@@ -46,6 +46,22 @@ static inline int vec_reserve(void **data, size_t *cap, size_t need, size_t elsi
 
 #define VEC_RESERVE(arr, cap, need) vec_reserve((void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* Makes room for `need` elements in one of several arrays that share a count of elements: each
+ * grows by its own bytes (from PAGES_HINTED on to whole huge pages), so arrays of wider elements
+ * end up holding more; `shared` is what all of them hold, the capacity they were grown from, and
+ * *least (start it at SIZE_MAX) becomes the least of what they hold after, the next shared
+ * capacity. 0, or -1 as vec_reserve. */
+static inline int vec_reserve_shared(void **data, size_t shared, size_t need, size_t elsize,
+                                     size_t *least) {
+    size_t cap = shared;
+    if (vec_reserve(data, &cap, need, elsize)) return -1;
+    if (cap < *least) *least = cap;
+    return 0;
+}
+
+#define VEC_RESERVE_SHARED(arr, shared, need, least)                                               \
+    vec_reserve_shared((void **)&(arr), (shared), (need), sizeof *(arr), &(least))
+
 /* `n` zeroed elements of `elsize` bytes (at least one byte), written now; NULL when out of
  * memory or the size overflows. For arrays read before they are written (sums, hash tables):
  * calloc leaves a large block's fresh pages unwritten, a read maps them to the kernel's shared

@@ -168,7 +168,6 @@ static int write_piece(text_buffer *t, const char *data, size_t len) {
 /* The output's buffer: one piece, made at the first write. */
 static int output_append(text_buffer *t, const char *data, size_t len) {
     if (!t->data && !(t->data = malloc(TEXT_PIECE))) return -1;
-    t->cap = TEXT_PIECE;
     if (t->len + len > TEXT_PIECE) {
         if (t->len && write_piece(t, t->data, t->len)) return -1;
         t->len = 0;
