@@ -124,6 +124,10 @@ describe("report.annotate to an output", function()
     local out = collector(2)
     assert.same({ nil, "No space left on device" },
       { report.annotate(prof, { files = { "src.c" }, read_file = read_file, out = out }) })
+    local raising = collector(1, true)
+    local ok, err = report.annotate(prof, { files = { "src.c" }, read_file = read_file, out = raising })
+    assert.is_nil(ok)
+    assert.truthy(err:find("the disk went away", 1, true))
     assert.has_error(function() report.annotate(prof, { out = true }) end,
       "out must be a file or an object with a write method")
   end)

@@ -75,10 +75,12 @@ local function list_option(value)
 end
 
 -- The lines and blocks of `pieces` written to `out` with a line end between them, one write
--- each rather than one joined copy of them all: true, or nil and the failed write's message.
+-- each rather than one joined copy of them all: true, or nil and the message of a write that
+-- failed or raised an error, as the reports written in C answer.
 local function write_pieces(out, pieces)
   for i, piece in ipairs(pieces) do
-    local ok, err = out:write(piece, i < #pieces and "\n" or "")
+    local called, ok, err = pcall(out.write, out, piece, i < #pieces and "\n" or "")
+    if not called then ok, err = nil, type(ok) == "string" and ok or nil end
     if not ok then return nil, err or "the output's write failed" end
   end
   return true
