@@ -86,6 +86,22 @@ describe("core.functions_text to an output", function()
   end)
 end)
 
+describe("query.check_output", function()
+  local query = require "callgrind.query"
+
+  it("takes nil, files and objects with a write method, and places its error", function()
+    query.check_output(nil)
+    query.check_output(io.stdout)
+    query.check_output(collector())
+    query.check_output({ write = setmetatable({}, { __call = function() end }) })
+    for _, bad in ipairs { 42, "stdout", {}, { write = "no" }, true } do
+      local ok, err = pcall(function() query.check_output(bad, 1) end)
+      assert.is_false(ok)
+      assert.matches("output_spec.lua:%d+: out must be a file or an object with a write method$", err)
+    end
+  end)
+end)
+
 describe("report.flat and report.tree to an output", function()
   it("write the text they return without one", function()
     for _, make in ipairs { report.flat, report.tree } do
