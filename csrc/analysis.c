@@ -49,16 +49,28 @@ static int group_by(size_t owners, size_t items, const void *base, size_t stride
         return -1;
     }
     const char *b = base;
+    uint32_t last = 0;
+    int sorted = 1;
     for (size_t i = 0; i < items; i++) {
         uint32_t owner;
         memcpy(&owner, b + i * stride + offset, sizeof owner);
         begin[owner + 2]++;
+        sorted &= owner >= last;
+        last = owner;
     }
     for (size_t o = 0; o < owners; o++) begin[o + 2] += begin[o + 1];
-    for (size_t i = 0; i < items; i++) {
-        uint32_t owner;
-        memcpy(&owner, b + i * stride + offset, sizeof owner);
-        index[begin[owner + 1]++] = (uint32_t)i;
+    if (sorted) {
+        /* items already in owner order (a load numbers calls by caller and jumps by function)
+         * keep it, and their records are not read a second time; the offsets are left as the
+         * fill below leaves them */
+        for (size_t i = 0; i < items; i++) index[i] = (uint32_t)i;
+        memmove(begin + 1, begin + 2, owners * sizeof *begin);
+    } else {
+        for (size_t i = 0; i < items; i++) {
+            uint32_t owner;
+            memcpy(&owner, b + i * stride + offset, sizeof owner);
+            index[begin[owner + 1]++] = (uint32_t)i;
+        }
     }
     *begin_out = begin;
     *index_out = index;
@@ -138,63 +150,86 @@ static int finish_lines(analysis *a, line_scratch *scratch, int threads) {
 
 /* ---- cycles: Tarjan's strongly connected components, with an explicit stack ---- */
 
-static int find_cycles(analysis *a) {
-    cg_profile *p = a->p;
-    size_t n = p->nfns;
-    int rc = -1;
-    /* the search's arrays in one block: from 512 KiB on in huge pages (pages.h), where seven
-     * blocks of their own were each faulted in 4 KiB at a time (single-10: 335 faults) */
-    uint32_t *block =
-        n < (SIZE_MAX - 1) / 7 / sizeof *block ? zeroed_array(7 * (n + 1), sizeof *block) : NULL;
-    uint32_t *order = block; /* discovery index + 1, 0 = unvisited */
-    uint32_t *low = block ? block + (n + 1) : NULL;
-    uint32_t *stack = block ? block + 2 * (n + 1) : NULL;  /* Tarjan's stack */
-    uint32_t *frames = block ? block + 3 * (n + 1) : NULL; /* DFS path */
-    uint32_t *edge = block ? block + 4 * (n + 1) : NULL;   /* next callee position per function */
-    unsigned char *on_stack = block ? (unsigned char *)(block + 5 * (n + 1)) : NULL;
-    uint32_t *scc_of = block ? block + 6 * (n + 1) : NULL;
-    uint32_t *scc_min = NULL, *scc_size = NULL, *rank = NULL;
-    size_t nscc = 0;
-    if (!block) goto out;
+/* A function's state in the search, in one 16-byte record: the search reads a callee's state
+ * at every call, and four arrays of their own were four cache misses where this is one (the
+ * search was a third of the analysis on a profile of 500,000 functions). A function is on
+ * Tarjan's stack when it was found and has no component yet. */
+typedef struct search_node {
+    uint32_t order; /* discovery index + 1, 0 = not found yet */
+    uint32_t low;
+    uint32_t edge;      /* its next callee position in callee_index */
+    uint32_t component; /* component + 1, 0 = none yet */
+} search_node;
+
+/* Every function's component (nodes[f].component - 1), numbered as the search closes them;
+ * `callees` holds each call's callee in callee_index order, `stack` and `frames` n entries.
+ * Returns how many components there are. */
+static size_t search_components(const cg_profile *p, const uint32_t *callees, search_node *nodes,
+                                uint32_t *stack, uint32_t *frames) {
+    size_t n = p->nfns, ncomponents = 0, sp = 0;
     uint32_t counter = 0;
-    size_t sp = 0;
     for (size_t root = 0; root < n; root++) {
-        if (order[root]) continue;
+        if (nodes[root].order) continue;
         size_t depth = 0;
         frames[depth++] = (uint32_t)root;
-        order[root] = low[root] = ++counter;
-        edge[root] = p->callee_begin[root];
+        counter++;
+        nodes[root] = (search_node){counter, counter, p->callee_begin[root], 0};
         stack[sp++] = (uint32_t)root;
-        on_stack[root] = 1;
         while (depth) {
             uint32_t v = frames[depth - 1];
-            if (edge[v] < p->callee_begin[v + 1]) {
-                uint32_t w = p->calls[p->callee_index[edge[v]++]].callee;
+            search_node *nv = &nodes[v];
+            if (nv->edge < p->callee_begin[v + 1]) {
+                uint32_t w = callees[nv->edge++];
                 if (w == v) continue; /* direct recursion is not a cycle */
-                if (!order[w]) {
-                    order[w] = low[w] = ++counter;
-                    edge[w] = p->callee_begin[w];
+                search_node *nw = &nodes[w];
+                if (!nw->order) {
+                    counter++;
+                    *nw = (search_node){counter, counter, p->callee_begin[w], 0};
                     stack[sp++] = w;
-                    on_stack[w] = 1;
                     frames[depth++] = w;
-                } else if (on_stack[w] && order[w] < low[v]) {
-                    low[v] = order[w];
+                } else if (!nw->component && nw->order < nv->low) {
+                    nv->low = nw->order;
                 }
                 continue;
             }
             depth--;
-            if (depth && low[v] < low[frames[depth - 1]]) low[frames[depth - 1]] = low[v];
-            if (low[v] == order[v]) {
+            if (depth && nv->low < nodes[frames[depth - 1]].low)
+                nodes[frames[depth - 1]].low = nv->low;
+            if (nv->low == nv->order) {
                 uint32_t w;
                 do {
                     w = stack[--sp];
-                    on_stack[w] = 0;
-                    scc_of[w] = (uint32_t)nscc;
+                    nodes[w].component = (uint32_t)ncomponents + 1;
                 } while (w != v);
-                nscc++;
+                ncomponents++;
             }
         }
     }
+    return ncomponents;
+}
+
+static int find_cycles(analysis *a) {
+    cg_profile *p = a->p;
+    size_t n = p->nfns;
+    int rc = -1;
+    /* the search's arrays in one block (7 words a function): from 512 KiB on in huge pages
+     * (pages.h), where blocks of their own were each faulted in 4 KiB at a time (single-10:
+     * 335 faults) */
+    uint32_t *block =
+        n < (SIZE_MAX - 1) / 7 / sizeof *block ? zeroed_array(7 * (n + 1), sizeof *block) : NULL;
+    search_node *nodes = (search_node *)(void *)block;
+    uint32_t *stack = block ? block + 4 * (n + 1) : NULL;  /* Tarjan's stack, then the sorts' */
+    uint32_t *frames = block ? block + 5 * (n + 1) : NULL; /* DFS path, then the sorts' */
+    uint32_t *order = block ? block + 6 * (n + 1) : NULL;  /* the cycles' least members */
+    uint32_t *scc_min = NULL, *scc_size = NULL, *rank = NULL;
+    /* the callees read in one pass, in the order of the calls in memory (callee_index follows
+     * it): the search then finds a function's callees in a small array of their own, where
+     * it took a cache miss from a call's 56-byte record for each (single 1 GB: two thirds of
+     * the search's time) */
+    uint32_t *callees = malloc((p->ncalls ? p->ncalls : 1) * sizeof *callees);
+    if (!block || !callees) goto out;
+    for (size_t e = 0; e < p->ncalls; e++) callees[e] = p->calls[p->callee_index[e]].callee;
+    size_t nscc = search_components(p, callees, nodes, stack, frames);
     /* Components of two or more functions are cycles, numbered in the order of their least
      * member by identity (name, file, object): the numbers then do not depend on the order in
      * which an input happens to mention functions, so rewriting or merging keeps them. */
@@ -203,24 +238,24 @@ static int find_cycles(analysis *a) {
     rank = malloc((nscc + 1) * sizeof *rank);
     if (!scc_min || !scc_size || !rank) goto out;
     for (size_t f = 0; f < n; f++) {
-        uint32_t c = scc_of[f];
+        uint32_t c = nodes[f].component - 1;
         if (scc_size[c]++ == 0 || identity_less(p, (uint32_t)f, scc_min[c]))
             scc_min[c] = (uint32_t)f;
     }
     size_t ncycles = 0;
     for (size_t c = 0; c < nscc; c++) {
         rank[c] = NO_INDEX;
-        if (scc_size[c] >= 2) order[ncycles++] = scc_min[c]; /* order[] is free again */
+        if (scc_size[c] >= 2) order[ncycles++] = scc_min[c];
     }
     /* the depth-first search is done: its stack and path arrays serve the sorts */
     sort_by_identity(p, order, stack, frames, ncycles);
-    for (size_t i = 0; i < ncycles; i++) rank[scc_of[order[i]]] = (uint32_t)i;
+    for (size_t i = 0; i < ncycles; i++) rank[nodes[order[i]].component - 1] = (uint32_t)i;
     p->ncycles = ncycles;
     p->cycle_begin = calloc(ncycles + 2, sizeof *p->cycle_begin);
     p->cycle_names = malloc((ncycles ? ncycles : 1) * sizeof *p->cycle_names);
     size_t members = 0;
     for (size_t f = 0; f < n; f++) {
-        uint32_t c = rank[scc_of[f]];
+        uint32_t c = rank[nodes[f].component - 1];
         p->fns[f].cycle = c;
         if (c != NO_INDEX) members++;
     }
@@ -245,6 +280,7 @@ static int find_cycles(analysis *a) {
     rc = 0;
 out:
     free(block);
+    free(callees);
     free(scc_min);
     free(scc_size);
     free(rank);
@@ -253,8 +289,8 @@ out:
 
 /* ---- costs ---- */
 
-/* Self costs were summed while reading; the total and the called counts come from them. */
-static int totals_and_counts(analysis *a) {
+/* Self costs were summed while reading; the total comes from them. */
+static int totals(analysis *a) {
     cg_profile *p = a->p;
     p->total = calloc(p->nraw ? p->nraw : 1, sizeof *p->total);
     if (!p->total) return nomem(a);
@@ -263,45 +299,45 @@ static int totals_and_counts(analysis *a) {
             overflow(a, "the total cost", NO_INDEX))
             return -1;
     }
-    for (size_t c = 0; c < p->ncalls; c++) {
-        const call_rec *call = &p->calls[c];
-        if (count_add(&p->fns[call->callee].called, call->count) &&
-            overflow(a, "the call count", call->callee))
-            return -1;
-    }
     return 0;
 }
+
+/* What an inclusive step found: a sum of costs or a count that overflowed. */
+enum { INCL_COST_OVERFLOW = 1, INCL_COUNT_OVERFLOW = 2 };
 
 /* KCachegrind's rule: a function that is called (a positive count from another function) costs
  * what its callers spent in it; one that is not (roots, or writers that leave counts at 0)
  * costs its self cost plus its calls. Self-calls count in neither. A cycle member costs its
  * self cost plus the calls that leave the cycle; the cycle costs the sum over its members.
- * Returns whether a sum overflowed (the row then holds saturated sums). */
+ * The function's called count (every call to it, self-calls too) is summed from the same
+ * calls. Returns INCL_* (an overflowed sum is saturated). */
 static int inclusive_row(cg_profile *p, size_t f) {
     size_t w = p->nraw;
     cg_cost *incl = costs_row(&p->fn_incl, w, f);
-    const fn_rec *fn = &p->fns[f];
-    int called = 0;
-    if (fn->cycle == NO_INDEX) {
-        for (uint32_t i = p->caller_begin[f]; i < p->caller_begin[f + 1]; i++) {
-            const call_rec *c = &p->calls[p->caller_index[i]];
-            if (c->caller != f && c->count > 0) called = 1;
-        }
+    fn_rec *fn = &p->fns[f];
+    int called = 0, bad = 0;
+    uint64_t count = 0;
+    for (uint32_t i = p->caller_begin[f]; i < p->caller_begin[f + 1]; i++) {
+        const call_rec *c = &p->calls[p->caller_index[i]];
+        if (count_add(&count, c->count)) bad |= INCL_COUNT_OVERFLOW;
+        if (c->caller != f && c->count > 0) called = 1;
     }
-    int bad = 0;
+    fn->called = count;
+    if (fn->cycle != NO_INDEX) called = 0;
     if (called) {
         for (uint32_t i = p->caller_begin[f]; i < p->caller_begin[f + 1]; i++) {
             uint32_t c = p->caller_index[i];
-            if (p->calls[c].caller != f) bad |= row_add(incl, costs_row(&p->call_costs, w, c), w);
+            if (p->calls[c].caller != f && row_add(incl, costs_row(&p->call_costs, w, c), w))
+                bad |= INCL_COST_OVERFLOW;
         }
     } else {
-        bad |= row_add(incl, costs_row(&p->fn_self, w, f), w);
+        if (row_add(incl, costs_row(&p->fn_self, w, f), w)) bad |= INCL_COST_OVERFLOW;
         for (uint32_t i = p->callee_begin[f]; i < p->callee_begin[f + 1]; i++) {
             uint32_t c = p->callee_index[i];
             uint32_t callee = p->calls[c].callee;
             if (callee == f) continue;
             if (fn->cycle != NO_INDEX && p->fns[callee].cycle == fn->cycle) continue;
-            bad |= row_add(incl, costs_row(&p->call_costs, w, c), w);
+            if (row_add(incl, costs_row(&p->call_costs, w, c), w)) bad |= INCL_COST_OVERFLOW;
         }
     }
     return bad;
@@ -312,8 +348,9 @@ static unsigned char inclusive_step(cg_profile *p, size_t f, line_scratch *scrat
     return (unsigned char)inclusive_row(p, f);
 }
 
-/* Each function's row on up to `threads` threads (they read the call graph and write rows of
- * their own), then, in function order, the faults and the cycles' sums. */
+/* Each function's row and called count on up to `threads` threads (they read the call graph
+ * and write rows and counts of their own), then, in function order, the faults (the counts'
+ * first, as when they were summed before the costs) and the cycles' sums. */
 static int inclusive_costs(analysis *a, int threads) {
     cg_profile *p = a->p;
     size_t w = p->nraw;
@@ -323,8 +360,11 @@ static int inclusive_costs(analysis *a, int threads) {
         !(bad = each_function(p, threads, inclusive_step, NULL)))
         return nomem(a);
     int rc = 0;
+    for (size_t f = 0; f < p->nfns && !rc; f++)
+        if ((bad[f] & INCL_COUNT_OVERFLOW) && overflow(a, "the call count", (uint32_t)f)) rc = -1;
     for (size_t f = 0; f < p->nfns && !rc; f++) {
-        if (bad[f] && overflow(a, "the inclusive cost", (uint32_t)f)) rc = -1;
+        if ((bad[f] & INCL_COST_OVERFLOW) && overflow(a, "the inclusive cost", (uint32_t)f))
+            rc = -1;
         uint32_t cycle = p->fns[f].cycle;
         if (!rc && cycle != NO_INDEX &&
             (row_add(costs_row(&p->cycle_self, w, cycle), costs_row(&p->fn_self, w, f), w) |
@@ -348,22 +388,26 @@ static int no_cycles(analysis *a) {
 }
 
 /* The four indexes of the call graph (calls by caller and by callee, jumps by function and by
- * target), each a counting sort of its own: on up to four threads. */
+ * target), each a counting sort of its own, on up to four threads; the cycles are found on the
+ * thread that made the first (they need nothing else) while the others make theirs. Only the
+ * cycles report a fault there (out of memory); the others say that they failed. */
 typedef struct grouping {
-    cg_profile *p;
+    analysis *a;
     size_t parts;
     int failed[4];
+    int cycles_failed;
 } grouping;
 
 static void group_part(void *ctx, size_t part) {
     grouping *g = ctx;
-    cg_profile *p = g->p;
+    cg_profile *p = g->a->p;
     for (size_t k = part; k < 4; k += g->parts) {
-        if (k == 0)
-            /* the calls come numbered by caller (build_number): this one finds them in order */
+        if (k == 0) {
             g->failed[k] = group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls,
                                     offsetof(call_rec, caller), &p->callee_begin, &p->callee_index);
-        else if (k == 1)
+            if (!g->failed[k])
+                g->cycles_failed = p->no_cycles ? no_cycles(g->a) : find_cycles(g->a);
+        } else if (k == 1)
             g->failed[k] = group_by(p->nfns, p->ncalls, p->calls, sizeof *p->calls,
                                     offsetof(call_rec, callee), &p->caller_begin, &p->caller_index);
         else if (k == 2)
@@ -376,20 +420,20 @@ static void group_part(void *ctx, size_t part) {
     }
 }
 
-static int group_all(analysis *a, int threads) {
+static int graph_and_cycles(analysis *a, int threads) {
     enum { MIN_RECORDS_EACH = 10000 };
     cg_profile *p = a->p;
     size_t parts = parts_for(threads, p->ncalls + p->njumps, MIN_RECORDS_EACH);
-    grouping g = {p, parts > 4 ? 4 : parts, {0, 0, 0, 0}};
+    grouping g = {a, parts > 4 ? 4 : parts, {0, 0, 0, 0}, 0};
     parts_run(g.parts, group_part, &g);
-    return g.failed[0] | g.failed[1] | g.failed[2] | g.failed[3] ? nomem(a) : 0;
+    if (g.failed[0] | g.failed[1] | g.failed[2] | g.failed[3]) return nomem(a);
+    return g.cycles_failed;
 }
 
 int analysis_run(cg_profile *p, line_scratch *scratch, const fault_site *site, uint64_t line,
                  int threads) {
     analysis a = {p, site, line};
-    if (group_all(&a, threads) || totals_and_counts(&a) ||
-        (p->no_cycles ? no_cycles(&a) : find_cycles(&a)) || inclusive_costs(&a, threads) ||
+    if (graph_and_cycles(&a, threads) || totals(&a) || inclusive_costs(&a, threads) ||
         finish_lines(&a, scratch, threads))
         return -1;
     return 0;

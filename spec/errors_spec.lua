@@ -247,6 +247,37 @@ describe("sums beyond 64 bits found by the analysis", function()
       "o.out:13: the inclusive cost of 'c' does not fit in 64 bits" }, prof:warnings())
     assert.equal(math.maxinteger or 2 ^ 63, prof:find("a"):inclusive(1))
   end)
+
+  describe("in the called counts", function()
+    -- a: called 2^64 - 1 times by b and twice by c; b: 2^64 - 1 times by c and once by d
+    local counts = "events: Ir\nfn=a\n1 1\nfn=b\n1 1\ncfn=a\ncalls=18446744073709551615 1\n1 5\n" ..
+      "fn=c\n1 1\ncfn=a\ncalls=2 1\n1 5\ncfn=b\ncalls=18446744073709551615 1\n1 2\n" ..
+      "fn=d\n1 1\ncfn=b\ncalls=1 1\n1 2\n"
+
+    it("stop a strict load", function()
+      for _, threads in ipairs { 1, 2 } do
+        local prof, err, kind = callgrind.parse(counts, "o.out", { threads = threads })
+        assert.is_nil(prof)
+        assert.equal("o.out:21: the call count of 'a' does not fit in 64 bits", err)
+        assert.equal("overflow", kind)
+      end
+    end)
+
+    it("saturate with a warning each in a tolerant load, the costs still summed", function()
+      for _, threads in ipairs { 1, 2 } do
+        local prof = assert(callgrind.parse(counts, "o.out", { strict = false, threads = threads }))
+        assert.same({ "o.out:21: the call count of 'a' does not fit in 64 bits",
+          "o.out:21: the call count of 'b' does not fit in 64 bits" }, prof:warnings())
+        assert.equal("18446744073709551615", prof:find("a"):exact("called"))
+        assert.equal("18446744073709551615", prof:find("b"):exact("called"))
+        assert.equal("0", prof:find("c"):exact("called"))
+        -- a: the costs of its two calls, 5 + 5; b: the costs of the calls to it, 2 + 2
+        assert.equal(10, prof:find("a"):inclusive(1))
+        assert.equal(4, prof:find("b"):inclusive(1))
+        prof:close()
+      end
+    end)
+  end)
 end)
 
 describe("faults no mode skips", function()
