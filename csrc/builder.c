@@ -174,9 +174,9 @@ status build_function(builder *b, uint32_t name, uint32_t file, uint32_t object,
         return ST_OK;
     }
     size_t row;
-    if (idxtab_grow(&b->fn_index) || VEC_RESERVE(p->fns, p->fns_cap, p->nfns + 1) ||
-        VEC_RESERVE(b->fn_defined, b->fn_defined_cap, p->nfns + 1) ||
-        VEC_RESERVE(p->line_stores, p->line_stores_cap, p->nfns + 1) ||
+    if (idxtab_grow(&b->fn_index) || VEC_APPEND_RESERVE(p->fns, p->fns_cap, p->nfns) ||
+        VEC_APPEND_RESERVE(b->fn_defined, b->fn_defined_cap, p->nfns) ||
+        VEC_APPEND_RESERVE(p->line_stores, p->line_stores_cap, p->nfns) ||
         costs_add_row(&p->fn_self, p->nraw, &row))
         return ST_NOMEM;
     (void)idxtab_find(&b->fn_index, tag, fn_eq, p, &key, &slot);
@@ -299,7 +299,7 @@ static __attribute__((noinline)) fn_records *records_new(builder *b, uint32_t fn
         memset(b->rec_of + cap, 0, (b->rec_of_cap - cap) * sizeof *b->rec_of);
     }
     /* the first record of the function: lists of its own */
-    if (b->nrecs >= UINT32_MAX || VEC_RESERVE(b->recs, b->recs_cap, b->nrecs + 1)) return NULL;
+    if (b->nrecs >= UINT32_MAX || VEC_APPEND_RESERVE(b->recs, b->recs_cap, b->nrecs)) return NULL;
     memset(&b->recs[b->nrecs], 0, sizeof *b->recs);
     b->rec_of[fn] = (uint32_t)++b->nrecs;
     if (fn == b->block_fn) b->block_rec = b->rec_of[fn];

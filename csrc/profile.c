@@ -15,7 +15,7 @@ int costs_add_row(cost_array *a, size_t stride, size_t *row_out) {
     if (need > a->cap) {
         size_t width = stride ? stride : 1;
         if (width > SIZE_MAX / sizeof(cg_cost) ||
-            vec_reserve((void **)&a->v, &a->cap, need, width * sizeof(cg_cost)))
+            vec_reserve_append((void **)&a->v, &a->cap, a->rows, need, width * sizeof(cg_cost)))
             return -1;
     }
     memset(a->v + a->rows * stride, 0, stride * sizeof(cg_cost));

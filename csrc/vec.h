@@ -46,6 +46,33 @@ static inline int vec_reserve(void **data, size_t *cap, size_t need, size_t elsi
 
 #define VEC_RESERVE(arr, cap, need) vec_reserve((void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* vec_reserve for an array written in order from the front, `used` elements so far: from
+ * PAGES_HINTED bytes on it grows to APPEND_GROWTH times its capacity, of which only the pages
+ * written are ever faulted in, and only the `used` elements are copied. Each growth by half
+ * copied the array into fresh pages: on a profile of 500,000 functions, 177 MB copied into
+ * memory the kernel cleared for it, about a fifth of the pages of a load. The load shrinks
+ * the arrays it keeps to their size when it ends (builder_finish); where the larger block
+ * cannot be had, the array grows by half as vec_reserve grows it. */
+enum { APPEND_GROWTH = 8 };
+static inline int vec_reserve_append(void **data, size_t *cap, size_t used, size_t need,
+                                     size_t elsize) {
+    if (need <= *cap) return 0;
+    if (*cap * elsize >= PAGES_HINTED && *cap <= SIZE_MAX / elsize / APPEND_GROWTH) {
+        size_t n = *cap * APPEND_GROWTH > need ? *cap * APPEND_GROWTH : need;
+        size_t bytes = n * elsize;
+        void *p = vec_grow_in_pages(*data, used * elsize, &bytes);
+        if (p) {
+            *data = p;
+            *cap = bytes / elsize;
+            return 0;
+        }
+    }
+    return vec_reserve(data, cap, need, elsize);
+}
+
+#define VEC_APPEND_RESERVE(arr, cap, used)                                                         \
+    vec_reserve_append((void **)&(arr), &(cap), (used), (used) + 1, sizeof *(arr))
+
 /* Makes room for `need` elements in one of several arrays that share a count of elements: each
  * grows by its own bytes (from PAGES_HINTED on to whole huge pages), so arrays of wider elements
  * end up holding more; `shared` is what all of them hold, the capacity they were grown from, and
