@@ -151,9 +151,8 @@ static int finish_lines(analysis *a, line_scratch *scratch, int threads) {
 /* ---- cycles: Tarjan's strongly connected components, with an explicit stack ---- */
 
 /* A function's state in the search, in one 16-byte record: the search reads a callee's state
- * at every call, and four arrays of their own were four cache misses where this is one (the
- * search was a third of the analysis on a profile of 500,000 functions). A function is on
- * Tarjan's stack when it was found and has no component yet. */
+ * at every call, one cache line rather than one per array. A function is on Tarjan's stack
+ * when it was found and has no component yet. */
 typedef struct search_node {
     uint32_t order; /* discovery index + 1, 0 = not found yet */
     uint32_t low;
@@ -224,8 +223,8 @@ static int find_cycles(analysis *a) {
     uint32_t *scc_min = NULL, *scc_size = NULL, *rank = NULL;
     /* the callees read in one pass, in the order of the calls in memory (callee_index follows
      * it): the search then finds a function's callees in a small array of their own, where
-     * it took a cache miss from a call's 56-byte record for each (single 1 GB: two thirds of
-     * the search's time) */
+     * it took a cache miss from a call's 56-byte record for each (single 1 GB on one thread:
+     * the cycles 117 -> 70 ms) */
     uint32_t *callees = malloc((p->ncalls ? p->ncalls : 1) * sizeof *callees);
     if (!block || !callees) goto out;
     for (size_t e = 0; e < p->ncalls; e++) callees[e] = p->calls[p->callee_index[e]].callee;
