@@ -50,7 +50,7 @@ static inline int vec_reserve(void **data, size_t *cap, size_t need, size_t elsi
  * PAGES_HINTED bytes on it grows to APPEND_GROWTH times its capacity, of which only the pages
  * written are ever faulted in, and only the `used` elements are copied. Each growth by half
  * copied the array into fresh pages: on a profile of 500,000 functions, 177 MB copied into
- * memory the kernel cleared for it, about a fifth of the pages of a load. The load shrinks
+ * memory the kernel cleared for it, about a sixth of the pages of a load. The load shrinks
  * the arrays it keeps to their size when it ends (builder_finish); where the larger block
  * cannot be had, the array grows by half as vec_reserve grows it. */
 enum { APPEND_GROWTH = 8 };
