@@ -27,6 +27,19 @@ static inline void *vec_grow_in_pages(void *old, size_t used, size_t *bytes) {
     return p;
 }
 
+/* *data given room for `n` elements (n * elsize does not overflow), the first `used` kept: by
+ * realloc below PAGES_HINTED bytes, else in whole huge pages (*cap up to their end). 0, or -1
+ * when out of memory, *data then unchanged. */
+static inline int vec_resize(void **data, size_t *cap, size_t n, size_t used, size_t elsize) {
+    size_t bytes = n * elsize;
+    void *p = bytes < PAGES_HINTED ? realloc(*data, bytes)
+                                   : vec_grow_in_pages(*data, used * elsize, &bytes);
+    if (!p) return -1;
+    *data = p;
+    *cap = bytes / elsize;
+    return 0;
+}
+
 /* Makes room for `need` elements of `elsize` bytes in *data (capacity *cap, grown by 1.5x, from
  * PAGES_HINTED bytes on to the end of a huge page). Returns 0, or -1 when out of memory or the
  * size overflows; *data is unchanged on failure. */
@@ -35,13 +48,7 @@ static inline int vec_reserve(void **data, size_t *cap, size_t need, size_t elsi
     size_t n = *cap < 16 ? 16 : *cap + *cap / 2;
     if (n < need) n = need;
     if (n > SIZE_MAX / elsize) return -1;
-    size_t bytes = n * elsize;
-    void *p = bytes < PAGES_HINTED ? realloc(*data, bytes)
-                                   : vec_grow_in_pages(*data, *cap * elsize, &bytes);
-    if (!p) return -1;
-    *data = p;
-    *cap = bytes / elsize;
-    return 0;
+    return vec_resize(data, cap, n, *cap, elsize);
 }
 
 #define VEC_RESERVE(arr, cap, need) vec_reserve((void **)&(arr), &(cap), (need), sizeof *(arr))
@@ -57,16 +64,11 @@ enum { APPEND_GROWTH = 8 };
 static inline int vec_reserve_append(void **data, size_t *cap, size_t used, size_t need,
                                      size_t elsize) {
     if (need <= *cap) return 0;
-    if (*cap * elsize >= PAGES_HINTED && *cap <= SIZE_MAX / elsize / APPEND_GROWTH) {
-        size_t n = *cap * APPEND_GROWTH > need ? *cap * APPEND_GROWTH : need;
-        size_t bytes = n * elsize;
-        void *p = vec_grow_in_pages(*data, used * elsize, &bytes);
-        if (p) {
-            *data = p;
-            *cap = bytes / elsize;
-            return 0;
-        }
-    }
+    size_t n = *cap <= SIZE_MAX / APPEND_GROWTH ? *cap * APPEND_GROWTH : SIZE_MAX;
+    if (n < need) n = need;
+    if (*cap * elsize >= PAGES_HINTED && n <= SIZE_MAX / elsize &&
+        !vec_resize(data, cap, n, used, elsize))
+        return 0;
     return vec_reserve(data, cap, need, elsize);
 }
 
