@@ -236,10 +236,29 @@ local function count_lines(path)
   return tonumber(must(cmd:format(quote(path))):match("(%d+)"))
 end
 
+-- ---- cores -------------------------------------------------------------------------------
+
+-- The cores this process may run on (taskset's list: "0-1", "0,2-3"), or {} without taskset.
+local function allowed_cores()
+  local out, ok = run("taskset -cp $$")
+  local cores = {}
+  if not ok then return cores end
+  for first, last in (out:match(":%s*([%d,%-]+)") or ""):gmatch("(%d+)%-?(%d*)") do
+    for c = tonumber(first), tonumber(last ~= "" and last or first) do cores[#cores + 1] = c end
+  end
+  return cores
+end
+local CORES = allowed_cores()
+
+-- The prefix that runs a command on one core (nil: wherever the scheduler puts it).
+local function pinned(core)
+  return core and ("taskset -c %d "):format(core) or ""
+end
+
 -- One run of the C driver on `threads` threads, in a process of its own; `per_thread` adds
 -- each thread's processor time (a sampler thread, which would slow the timed runs).
-local function run_driver(path, threads, per_thread)
-  local out, ok = run(("%s/driver --threads %d%s %s 1"):format(BIN, threads,
+local function run_driver(path, threads, per_thread, core)
+  local out, ok = run(("%s%s/driver --threads %d%s %s 1"):format(pinned(core), BIN, threads,
     per_thread and " --per-thread" or "", quote(path)))
   local r = parse_keys(out)
   if not ok or r.error then error("driver failed on " .. path .. ":\n" .. out, 0) end
@@ -295,31 +314,54 @@ end
 
 -- One run of the bare tokenizer (bench/tokenize.c: the core's reader, every number parsed,
 -- nothing kept), in a process of its own: the floor a loader is measured against.
-local function run_tokenizer(path)
-  local out, ok = run(("%s/tokenize %s 1"):format(BIN, quote(path)))
+local function run_tokenizer(path, core)
+  local out, ok = run(("%s%s/tokenize %s 1"):format(pinned(core), BIN, quote(path)))
   local r = parse_keys(out)
   if not ok or r.error then error("tokenize failed on " .. path .. ":\n" .. out, 0) end
   return r
+end
+
+-- The core the runs on one thread are pinned to: of the cores this process may use, the one
+-- where the tokenizer reads `path` fastest (median of ROUNDS runs on each, in turns). A virtual
+-- machine's cores are not equally fast at all times (this host's first core at times took
+-- 1.4-1.5x the second's time for the same run, alone or beside the other): a load over the
+-- tokenizer, and one thread over two, compare runs on one core, the faster. Gives the core (nil
+-- where the cores cannot be chosen) and the tokenizer's median time on each.
+local function fastest_core(path)
+  local ROUNDS = 3
+  if #CORES < 2 then return nil, {} end
+  local times = {}
+  for _, core in ipairs(CORES) do times[core] = {} end
+  for _ = 1, ROUNDS do
+    for _, core in ipairs(CORES) do table.insert(times[core], run_tokenizer(path, core).seconds) end
+  end
+  local best
+  for _, core in ipairs(CORES) do
+    times[core] = median(times[core])
+    if not best or times[core] < times[best] then best = core end
+  end
+  return best, times
 end
 
 -- The tokenizer, the C driver on one thread and on each of THREADS, and (`also`) the loads of
 -- other files on one thread and on the default threads, in `runs` rounds of one run each: a
 -- ratio of two of them (a load over the tokenizer, one thread over two, gzip over plain)
 -- compares runs made seconds apart, so the other work of a shared host, which comes and goes
--- over minutes, weighs on both alike. Gives the tokenizer's runs, the C loads on one thread,
--- on each of THREADS, and the medians of `also`'s loads by file.
-local function measure_loads(path, runs, also)
+-- over minutes, weighs on both alike. The runs on one thread are on `core` (fastest_core).
+-- Gives the tokenizer's runs, the C loads on one thread, on each of THREADS, and the medians of
+-- `also`'s loads by file.
+local function measure_loads(path, runs, also, core)
   local toks, one, threaded, others = {}, c_runs(1), {}, {}
   for _, n in ipairs(THREADS) do threaded[n] = c_runs(n) end
   for _, other in ipairs(also or {}) do others[other] = { one = {}, default = {} } end
   local tok
   for _ = 1, runs do
-    tok = run_tokenizer(path)
+    tok = run_tokenizer(path, core)
     table.insert(toks, tok.seconds)
-    c_add(one, run_driver(path, 1, false))
+    c_add(one, run_driver(path, 1, false, core))
     for _, n in ipairs(THREADS) do c_add(threaded[n], run_driver(path, n, false)) end
     for other, o in pairs(others) do
-      table.insert(o.one, run_driver(other, 1, false).load_seconds)
+      table.insert(o.one, run_driver(other, 1, false, core).load_seconds)
       if DEFAULT_THREADS > 1 then
         table.insert(o.default, run_driver(other, DEFAULT_THREADS, false).load_seconds)
       end
@@ -347,14 +389,15 @@ local function measure_lua(path, runs)
   return { load = median(loads), callees = median(callees), lines = median(lines), stats = last }
 end
 
--- Two tokenizers at once on the same file, against one alone: how much of a second core a
--- second thread gets on this machine (cores that share their execution units or their memory
--- bandwidth give less than 2×), the ceiling of any two-thread load.
-local function measure_pair(path, runs)
+-- Two tokenizers at once on the same file, against one alone on `core` (the one-thread
+-- runs' core): how much of a second core a second thread gets on this machine (cores that
+-- share their execution units or their memory bandwidth, or one slower than the other, give
+-- less than 2×), the ceiling of any two-thread load.
+local function measure_pair(path, runs, core)
   local tok = ("%s/tokenize %s 1"):format(BIN, quote(path))
   local ones, pairs_ = {}, {}
   for i = 1, runs do
-    ones[i] = timed(tok)
+    ones[i] = timed(pinned(core) .. tok)
     pairs_[i] = timed("{ " .. tok .. " & " .. tok .. "; wait; }")
   end
   return { one = median(ones), pair = median(pairs_), ceiling = 2 * median(ones) / median(pairs_) }
@@ -513,13 +556,14 @@ local function measure(entry)
   -- a compressed file's text, loaded in the same rounds: the gzip target's plain load
   local plain = entry.kind == "gz" and entry.text or nil
   local others
-  entry.tok, entry.c, entry.threaded, others = measure_loads(path, entry.runs, { plain })
+  entry.core, entry.core_seconds = fastest_core(path)
+  entry.tok, entry.c, entry.threaded, others = measure_loads(path, entry.runs, { plain }, entry.core)
   entry.plain = plain and others[plain]
   entry.roundtrip[2] = measure_roundtrip()
   if entry.tok.lines ~= entry.lines and entry.tok.lines ~= entry.lines + 1 then
     error(("%s: the tokenizer read %d lines, wc -l counts %d"):format(path, entry.tok.lines, entry.lines), 0)
   end
-  if #THREADS > 0 then entry.pair = measure_pair(path, entry.runs) end
+  if #THREADS > 0 then entry.pair = measure_pair(path, entry.runs, entry.core) end
   local warnings = entry.c.warning and list(entry.c.warning) or {}
   local expected = 0
   for _, w in ipairs(warnings) do
@@ -581,6 +625,16 @@ local function markdown_table(header, rows)
   table.insert(out, "| " .. table.concat(sep, " | ") .. " |")
   for _, r in ipairs(rows) do table.insert(out, "| " .. table.concat(r, " | ") .. " |") end
   return table.concat(out, "\n")
+end
+
+-- The probe's tokenizer time on each core, the one-thread runs' core marked.
+local function core_speeds(e)
+  local parts = {}
+  for _, core in ipairs(CORES) do
+    local t = e.core_seconds and e.core_seconds[core]
+    if t then parts[#parts + 1] = ("cpu%d %s%s"):format(core, fmt_s(t), core == e.core and "*" or "") end
+  end
+  return #parts > 0 and table.concat(parts, ", ") or "-"
 end
 
 local function loader_table(entries)
@@ -859,7 +913,10 @@ local function report(entries)
     .. "runs are made in rounds, each round one run of the tokenizer, of the load on one thread "
     .. "and of the load on each thread count of the next table (and for the .gz file, of its "
     .. "text's loads, which the gzip target is judged against): the ratios compare runs made "
-    .. "seconds apart, which the other work of a shared host weighs on alike.")
+    .. "seconds apart, which the other work of a shared host weighs on alike. Every run on one "
+    .. "thread (the tokenizer's, the loads') is pinned to one core, the faster of the two when "
+    .. "the file's measurements began (see Threads: this virtual machine's cores are at times "
+    .. "unequally fast).")
   add()
   add(loader_table(entries))
   add()
@@ -882,12 +939,15 @@ local function report(entries)
     local rows = {}
     for _, e in ipairs(entries) do
       local rt = e.roundtrip or {}
-      rows[#rows + 1] = { e.name, fmt_s(e.pair.one), fmt_s(e.pair.pair), fmt_n(e.pair.ceiling, 2) .. "×",
-        ("%s / %s ns"):format(tostring(rt[1] or "-"), tostring(rt[2] or "-")) }
+      rows[#rows + 1] = { e.name, core_speeds(e), fmt_s(e.pair.one), fmt_s(e.pair.pair),
+        fmt_n(e.pair.ceiling, 2) .. "×", ("%s / %s ns"):format(tostring(rt[1] or "-"), tostring(rt[2] or "-")) }
     end
     add("What two threads can gain on this machine: two bare tokenizers run at once, each reading "
-      .. "the whole file, against one alone (median of as many runs); twice the one's time over "
-      .. "the pair's is the throughput of two threads that share nothing. The core-to-core round "
+      .. "the whole file, against one alone on the core of the one-thread runs (median of as "
+      .. "many runs); twice the one's time over the pair's is the throughput of two threads "
+      .. "that share nothing. \"Tokenizer on each core\": the probe that chose that core, the "
+      .. "faster one (marked *), before the file's loads; where one core is slower than the "
+      .. "other, two threads gain at most the slower core's share. The core-to-core round "
       .. "trip (bench/roundtrip.c: a cache line handed from one core to the other and back, "
       .. "measured before and after the file's threaded loads) says how far apart the two cores "
       .. "were: this virtual machine's are sometimes 60-100 ns apart and sometimes 330-380 ns "
@@ -895,8 +955,8 @@ local function report(entries)
       .. "quarter more processor time in the far placement, which the tokenizers, sharing "
       .. "nothing, do not notice.")
     add()
-    add(markdown_table({ "file", "one tokenizer", "two at once", "two-thread ceiling",
-      "core round trip, before / after" }, rows))
+    add(markdown_table({ "file", "tokenizer on each core", "one tokenizer", "two at once",
+      "two-thread ceiling", "core round trip, before / after" }, rows))
     add()
   end
   add("## Model")
