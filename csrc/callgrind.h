@@ -295,6 +295,8 @@ int cg_line_cursor_next_run(cg_line_cursor *c, int kind, cg_line_run *out);
  * decodes their files only, on the first call, and kept with the profile (freed with it); a
  * load does not build it. NULL with err when out of memory. */
 const cg_file_index *cg_file_index_get(cg_profile *p, cg_error *err);
+/* The profile's file index if a cg_file_index_get has built it, else NULL (none is built). */
+const cg_file_index *cg_file_index_built(const cg_profile *p);
 size_t cg_file_index_count(const cg_file_index *x);                    /* files, by name */
 const char *cg_file_index_name(const cg_file_index *x, size_t k);      /* strcmp order */
 size_t cg_file_index_find(const cg_file_index *x, const char *name);   /* k or CG_NONE */

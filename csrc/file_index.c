@@ -147,6 +147,10 @@ const cg_file_index *cg_file_index_get(cg_profile *p, cg_error *err) {
     return p->file_index;
 }
 
+const cg_file_index *cg_file_index_built(const cg_profile *p) {
+    return p->file_index;
+}
+
 const char *cg_file_index_single_file(const cg_file_index *x, size_t fn) {
     return x->single[fn] == UINT32_MAX ? NULL : strtab_get(&x->p->strings, x->single[fn]);
 }

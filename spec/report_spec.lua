@@ -234,6 +234,19 @@ describe("report.flat", function()
     local merged = listing(report.flat(prof, { threshold = 100, inlined = "merge" }), { "Ir" })
     assert.same({ { "a.c:main", 44 }, { "a.c:f", 5 } }, merged)
   end)
+
+  it("gives the same rows whether the file index was built before it or not", function()
+    -- the rows read each function up to its second file without the index, and take the
+    -- index's word for the functions in one file with it
+    local text = "events: Ir\nfl=a.c\nfn=main\n1 3\nfi=inl.h\n2 40\nfe=a.c\n3 1\nfi=inl.h\n4 2\n" ..
+      "fl=b.c\nfn=g\n7 11\n8 13\nfl=a.c\nfn=h\n0 17\n"
+    local without = report.flat(parse(text), { threshold = 100 })
+    local indexed = parse(text)
+    assert.same({ "a.c", "b.c", "inl.h" }, indexed:source_files())
+    assert.equal(without, report.flat(indexed, { threshold = 100 }))
+    assert.same({ { "inl.h:main", 42 }, { "b.c:g", 24 }, { "a.c:h", 17 }, { "a.c:main", 4 } },
+      (listing(without, { "Ir" })))
+  end)
 end)
 
 describe("report.tree", function()

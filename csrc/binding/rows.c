@@ -167,9 +167,11 @@ static cg_rows *built_rows(lua_State *L, cg_profile *p, int mode) {
         lua_pop(L, 1);
         *box = cg_rows_by_key(split, &err);
     } else {
-        /* the file index, which annotated source and editors need too, says which functions
-         * lie in one file (their self cost is that file's) */
-        *box = cg_rows_build(p, mode, mode == CG_ROWS_SPLIT ? file_index(L, p) : NULL, &err);
+        /* a file index already built (annotated source and editors build it) says which
+         * functions lie in one file (their self cost is that file's); none is built for the
+         * rows alone: its walk decodes the files of every record, where without it a function
+         * is looked at only up to its second file (single 100 MB: report.flat 0.21 -> 0.15 s) */
+        *box = cg_rows_build(p, mode, mode == CG_ROWS_SPLIT ? cg_file_index_built(p) : NULL, &err);
     }
     if (!*box) luaL_error(L, "%s", err.message);
     lua_pushvalue(L, -1);
