@@ -121,6 +121,17 @@ describe("report.flat and report.tree to an output", function()
     assert.has_error(function() report.tree(big, { out = 42 }) end,
       "out must be a file or an object with a write method")
   end)
+
+  it("return the same text they write when the text outgrows its buffer several times", function()
+    -- the returned text's buffer grows eightfold from 512 KiB on: a tree of 7 MB crosses
+    -- 512 KiB and 4 MiB
+    local many = assert(callgrind.parse(generated.profile_text(40000, 3), "many.out"))
+    local whole = report.tree(many, { threshold = 100 })
+    assert.is_true(#whole > 5 * 1024 * 1024)
+    local out = collector()
+    assert.is_true(report.tree(many, { threshold = 100, out = out }))
+    assert.equal(whole, out:text())
+  end)
 end)
 
 describe("report.annotate to an output", function()
