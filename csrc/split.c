@@ -782,6 +782,14 @@ static int stitch(splitter *sp, piece *pc) {
     st->assoc_callee = e->assoc_callee;
     st->assoc_guessed = e->assoc_guessed;
     memcpy(st->assoc_target, e->assoc_target, sizeof st->assoc_target);
+    /* the names a call's or jump's position line ends, as the worker's parser ended them: the
+     * splitter ends them only at a position line it knows right after the call or jump (" 12",
+     * indented, is one to the parser, not to the splitter, which then leaves the lines after it
+     * to the parser, from this state) */
+    st->cob = e->cob;
+    st->cfi = e->cfi;
+    st->jfi = e->jfi;
+    st->jfn = e->jfn;
     return 0;
 }
 

@@ -190,6 +190,19 @@ local TEXTS = {
     "events: Ir", "fn=(1) main", "1 1", "jump=18446744073709551615 9", "2", "jump=18446744073709551615 9",
     "2", "9 1", "",
   }, "\n"),
+  -- a position line that begins with a space, which the parser reads and the splitter does
+  -- not: the names of the call or jump before it end there, not at the next line the
+  -- splitter knows
+  indented_call = table.concat({
+    "events: Ir", "ob=(5) libA", "fl=(5) ???", "fn=(1) f", "0 7", "fn=(6) f2", "0 3", "cob=(1) libB",
+    "cfi=(1) ???", "cfn=(2) g", "calls=100 ", " 1357", "0 2", "cfn=(3) h", "calls=1 0", "0 5",
+    "fn=(4) k", "0 1", "",
+  }, "\n"),
+  indented_jump = table.concat({
+    "events: Ir", "positions: instr line", "ob=(5) libA", "fl=(5) a.c", "fn=(1) f", "0x10 1 7",
+    "fn=(6) f2", "0x20 3 3", "jfi=(7) b.c", "jfn=(8) j", "jump=4 0x30 9", " 0x21 4", "0x22 5 2",
+    "jump=1 0x40 2", "0x23 6", "fn=(4) k", "0x50 1 1", "",
+  }, "\n"),
   -- negative costs, which a piece leaves to the calling thread, one sum below the smallest
   negative = table.concat({
     "events: Ir Dr", "positions: instr line", "fl=(1) a.c", "fn=(1) main", "0x10 1 5 -3", "+2 2 -4 1",
@@ -603,6 +616,21 @@ describe("a load on several threads", function()
     same_everywhere("part 2", parse_of(TEXTS.parts, "parts"), { part = 2 })
     same_everywhere("section 1", parse_of(TEXTS.parts, "parts"), { section = 1 })
     same_everywhere("no cycles", parse_of(TEXTS.parts, "parts"), { cycles = false })
+  end)
+
+  it("ends a call's or jump's names at an indented position line, as one thread does", function()
+    for _, threads in ipairs { 1, 2, 3 } do
+      local prof = assert(callgrind.parse(TEXTS.indented_call, "call.out", { threads = threads, chunk_size = 16 }))
+      -- h is called after g's call, whose cob= ended at " 1357": h is in f2's object
+      assert.equal("libA", prof:find("h").object)
+      assert.equal("libB", prof:find("g").object)
+      prof = assert(callgrind.parse(TEXTS.indented_jump, "jump.out", { threads = threads, chunk_size = 16 }))
+      local f2 = prof:find("f2")
+      local targets = {}
+      for jump in f2:jumps() do targets[#targets + 1] = jump.to_function.name .. " " .. jump.executed end
+      -- the second jump names no target function: its own
+      assert.same({ "j 4", "f2 1" }, targets)
+    end
   end)
 
   it("stops at the first error in the order of the input, the builder's or the parser's", function()
