@@ -443,6 +443,13 @@ struct splitter {
     size_t cand_names;
     parse_state cand_state;
     int assoc; /* a calls= (1) or jump (2) waits for its position line */
+    /* The names a call's or jump's position line ends, as the parser of the last piece
+     * stitched left them (`ended_known`: it was not one with names of its own): the state the
+     * parser takes over with once every piece is stitched. The splitter ends them only at a
+     * position line it recognizes right after the call or jump; " 12", indented, is one to the
+     * parser, not to the splitter, which then leaves the lines after it to the parser. */
+    uint32_t ended_cob, ended_cfi, ended_jfi, ended_jfn;
+    int ended_known;
     /* what splitting_pays weighs: bytes put in pieces, lines with a '=' or ':' read among
      * them, the times pieces were settled; set once cutting stops for the rest of the load */
     uint64_t cut_bytes, cut_marks, settles;
@@ -782,14 +789,12 @@ static int stitch(splitter *sp, piece *pc) {
     st->assoc_callee = e->assoc_callee;
     st->assoc_guessed = e->assoc_guessed;
     memcpy(st->assoc_target, e->assoc_target, sizeof st->assoc_target);
-    /* the names a call's or jump's position line ends, as the worker's parser ended them: the
-     * splitter ends them only at a position line it knows right after the call or jump (" 12",
-     * indented, is one to the parser, not to the splitter, which then leaves the lines after it
-     * to the parser, from this state) */
-    st->cob = e->cob;
-    st->cfi = e->cfi;
-    st->jfi = e->jfi;
-    st->jfn = e->jfn;
+    /* kept for settle_pieces: the splitter's own names are past this piece by now */
+    sp->ended_cob = e->cob;
+    sp->ended_cfi = e->cfi;
+    sp->ended_jfi = e->jfi;
+    sp->ended_jfn = e->jfn;
+    sp->ended_known = 1;
     return 0;
 }
 
@@ -849,6 +854,7 @@ static int stitch_named(splitter *sp, piece *pc) {
     builder *b = sp->ps->b;
     parse_state *st = &sp->ps->st;
     const parse_state *e = &pc->end;
+    sp->ended_known = 0; /* its names are its own: the splitter's stand */
     if (pc->faulty || pc->nraw != b->p->nraw || b->section == CG_NONE || e->assoc != ASSOC_NONE ||
         !named_start_holds(st, &pc->start))
         return 1;
@@ -997,6 +1003,14 @@ static int settle_pieces(splitter *sp) {
     if (rc < 0 || sp->redo || sp->failed) {
         if (!sp->failed) sp->redo = 1;
         return -1;
+    }
+    if (sp->ended_known) {
+        /* every piece is in and the splitter has read up to where the last one ends */
+        parse_state *st = &sp->ps->st;
+        st->cob = sp->ended_cob;
+        st->cfi = sp->ended_cfi;
+        st->jfi = sp->ended_jfi;
+        st->jfn = sp->ended_jfn;
     }
     return 0;
 }

@@ -36,7 +36,8 @@ static void use_string(const char *s) {
     mix(0);
 }
 
-static void walk(const cg_profile *p) {
+/* Not const: cg_find_function builds the profile's name index on its first call. */
+static void walk(cg_profile *p) {
     for (size_t ev = 0; ev < cg_event_count(p); ev++) {
         use_string(cg_event_name(p, ev));
         use_string(cg_event_long_name(p, ev));

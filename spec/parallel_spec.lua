@@ -633,6 +633,38 @@ describe("a load on several threads", function()
     end
   end)
 
+  it("keeps the names the splitter has read when a piece behind it is stitched", function()
+    -- a cfi= that no call follows stays in force into the next block, whose call to h takes
+    -- it: h in x.c after the blocks that end so (k = 1, 8, ..., 1996: 286 of them), in a.c
+    -- after the others. The pieces before are stitched while the splitter reads on; the names
+    -- they ended with must not replace the splitter's (a load that did so took x.c for calls
+    -- after any piece that ended with it, in most loads).
+    local out = { "events: Ir", "fl=a.c" }
+    for k = 1, 2000 do
+      out[#out + 1] = "fn=f" .. k
+      for l = 1, 20 do out[#out + 1] = l .. " 1" end
+      out[#out + 1] = "cfn=h"
+      out[#out + 1] = "calls=1 6"
+      out[#out + 1] = "31 3"
+      if k % 7 == 1 then out[#out + 1] = "cfi=x.c" end
+    end
+    local text = table.concat(out, "\n") .. "\n"
+    local function callees_of_h(prof)
+      local seen = {}
+      for _, fn in ipairs(prof:find_all("h")) do seen[#seen + 1] = fn.file .. " " .. fn.called end
+      table.sort(seen)
+      prof:close()
+      return table.concat(seen, ", ")
+    end
+    assert.equal("a.c 1714, x.c 286", callees_of_h(callgrind.parse(text, "h.out", { threads = 1 })))
+    for _ = 1, TSAN and 1 or 5 do
+      for _, run in ipairs { { 2, 5 }, { 2, 13 }, { 3, 64 }, { 2, 1000 } } do
+        local prof = assert(callgrind.parse(text, "h.out", { threads = run[1], chunk_size = run[2] }))
+        assert.equal("a.c 1714, x.c 286", callees_of_h(prof))
+      end
+    end
+  end)
+
   it("stops at the first error in the order of the input, the builder's or the parser's", function()
     -- the builder's thread finds the overflow of line 4 (and, the section's sum saturated, of
     -- line 5), the parser the bad cost of line 6
