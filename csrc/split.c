@@ -863,8 +863,13 @@ static int stitch_named(splitter *sp, piece *pc) {
     if (rc) return rc;
     if (replay_records(b, &pc->build, pn)) return -1;
     st->lineno += e->lineno;
-    memcpy(st->last, e->last, sizeof st->last);
-    memcpy(st->has_last, e->has_last, sizeof st->has_last);
+    /* the positions the piece read; it began with none known (named_start), and one that read
+     * none leaves the last ones before it in force, as one thread does */
+    for (int k = 0; k < COL_COUNT; k++) {
+        if (!e->has_last[k]) continue;
+        st->last[k] = e->last[k];
+        st->has_last[k] = 1;
+    }
     st->ob = pn->ref_map[e->ob];
     st->fl = pn->ref_map[e->fl];
     st->file = pn->ref_map[e->file];

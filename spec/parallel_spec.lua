@@ -203,6 +203,20 @@ local TEXTS = {
     "fn=(6) f2", "0x20 3 3", "jfi=(7) b.c", "jfn=(8) j", "jump=4 0x30 9", " 0x21 4", "0x22 5 2",
     "jump=1 0x40 2", "0x23 6", "fn=(4) k", "0x50 1 1", "",
   }, "\n"),
+  -- Xdebug's dense names (pieces with names of their own): a block with no cost line, then one
+  -- whose first position is relative to the block before it
+  named_no_position = (function()
+    local out = { "version: 1", "cmd: a.php", "part: 1", "events: Time", "" }
+    for k = 1, 600 do
+      for _, line in ipairs { "fl=php:internal", "fn=php::f" .. k, k .. " 2", "" } do out[#out + 1] = line end
+      if k % 100 == 0 then
+        for _, line in ipairs { "fl=php:internal", "fn=php::empty" .. k, "", "fl=/a.php", "fn=main", "+3 5", "" } do
+          out[#out + 1] = line
+        end
+      end
+    end
+    return table.concat(out, "\n") .. "\n"
+  end)(),
   -- negative costs, which a piece leaves to the calling thread, one sum below the smallest
   negative = table.concat({
     "events: Ir Dr", "positions: instr line", "fl=(1) a.c", "fn=(1) main", "0x10 1 5 -3", "+2 2 -4 1",
@@ -630,6 +644,17 @@ describe("a load on several threads", function()
       for jump in f2:jumps() do targets[#targets + 1] = jump.to_function.name .. " " .. jump.executed end
       -- the second jump names no target function: its own
       assert.same({ "j 4", "f2 1" }, targets)
+    end
+  end)
+
+  it("keeps the last positions before a piece with names of its own that has none", function()
+    for _, run in ipairs { { 1 }, { 2, 1 }, { 2, 36 }, { 3, 100 } } do
+      local prof = assert(callgrind.parse(TEXTS.named_no_position, "x.out", { threads = run[1], chunk_size = run[2] }))
+      local lines = {}
+      for line in prof:find("main"):lines() do lines[#lines + 1] = line.line .. "=" .. line:cost(1) end
+      -- "+3" after the lines 100, 200, ... 600 of the blocks before the empty ones
+      assert.same({ "103=5", "203=5", "303=5", "403=5", "503=5", "603=5" }, lines)
+      prof:close()
     end
   end)
 
