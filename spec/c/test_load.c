@@ -262,9 +262,11 @@ static void test_file_index(void) {
     cg_error err;
     cg_profile *p = load_text(text, sizeof text - 1);
     if (!p) return;
+    CHECK(cg_file_index_built(p) == NULL); /* not built before the first question */
     const cg_file_index *x = cg_file_index_get(p, &err);
     CHECK(x != NULL);
     CHECK(x == cg_file_index_get(p, &err)); /* built once */
+    CHECK(x == cg_file_index_built(p));
     CHECK_INT(4, cg_file_index_count(x));
     CHECK_STR("a.c", cg_file_index_name(x, 0));
     CHECK_STR("b.h", cg_file_index_name(x, 1));
