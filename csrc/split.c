@@ -752,6 +752,21 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
+/* The last positions after a piece, `e` its parser's state at its end: those it read. A piece
+ * that began with none known (one with names of its own, or one cut where an absolute
+ * position line follows) and read none in a column leaves the last position before it in
+ * force there, as one thread does: the piece just begun when cutting stops holds its fn= line
+ * alone, and in a tolerant load the position line after it may be one the parser skips. A
+ * piece never forgets a position it began with (the header lines that do are the calling
+ * thread's). */
+static void keep_last_positions(parse_state *st, const parse_state *e) {
+    for (int k = 0; k < COL_COUNT; k++) {
+        if (!e->has_last[k]) continue;
+        st->last[k] = e->last[k];
+        st->has_last[k] = 1;
+    }
+}
+
 /* Adds a parsed piece to the model, in input order: -1 when it cannot be (the input is then
  * loaded again on one thread). */
 static int stitch_named(splitter *sp, piece *pc);
@@ -780,8 +795,7 @@ static int stitch(splitter *sp, piece *pc) {
     parse_state *st = &sp->ps->st, *e = &pc->end;
     uint64_t base = st->lineno - pc->start.lineno;
     st->lineno = base + e->lineno;
-    memcpy(st->last, e->last, sizeof st->last);
-    memcpy(st->has_last, e->has_last, sizeof st->has_last);
+    keep_last_positions(st, e);
     st->assoc = e->assoc;
     st->assoc_line = base + e->assoc_line;
     st->assoc_count = e->assoc_count;
@@ -863,13 +877,7 @@ static int stitch_named(splitter *sp, piece *pc) {
     if (rc) return rc;
     if (replay_records(b, &pc->build, pn)) return -1;
     st->lineno += e->lineno;
-    /* the positions the piece read; it began with none known (named_start), and one that read
-     * none leaves the last ones before it in force, as one thread does */
-    for (int k = 0; k < COL_COUNT; k++) {
-        if (!e->has_last[k]) continue;
-        st->last[k] = e->last[k];
-        st->has_last[k] = 1;
-    }
+    keep_last_positions(st, e); /* it began with none known (named_start) */
     st->ob = pn->ref_map[e->ob];
     st->fl = pn->ref_map[e->fl];
     st->file = pn->ref_map[e->file];

@@ -658,6 +658,38 @@ describe("a load on several threads", function()
     end
   end)
 
+  it("keeps the last positions before the piece that holds a block's fn= line alone", function()
+    -- When cutting stops at a block, the piece just begun holds its fn= line alone and the
+    -- lines after it are the calling thread's; that piece began with no last position known
+    -- (cut where an absolute position line follows) and must leave the one before it in force.
+    -- In a tolerant load the absolute line "10 5 5" (two costs, one event) is skipped, so f<b>'s
+    -- "+1 3" is line 13: one past the call site 12 of the block before (lines 10, 11, call 12).
+    local function text_with(bad)
+      local out = { "events: Ir", "positions: line", "fl=a.c" }
+      for k = 1, 40 do
+        out[#out + 1] = "fn=f" .. k
+        out[#out + 1] = k == bad and "10 5 5" or "10 5"
+        out[#out + 1] = "+1 3"
+        out[#out + 1] = "cfn=g"
+        out[#out + 1] = "calls=1 20"
+        out[#out + 1] = "+1 7"
+      end
+      return table.concat(out, "\n") .. "\n"
+    end
+    for bad = 2, 40 do
+      local text = text_with(bad)
+      for _, run in ipairs { { 1 }, { 2, 1 }, { 2, 7 }, { 2, 36 }, { 3, 13 } } do
+        local prof = assert(callgrind.parse(text, "t.out", { strict = false, threads = run[1], chunk_size = run[2] }))
+        local lines = {}
+        for line in prof:find("f" .. bad):lines() do lines[#lines + 1] = line.line .. "=" .. line:cost(1) end
+        assert.same({ "13=3" }, lines)
+        assert.same({ ("t.out:%d: too many costs: 'events:' lists 1 event"):format(5 + (bad - 1) * 6) },
+          (prof:warnings()))
+        prof:close()
+      end
+    end
+  end)
+
   it("keeps the names the splitter has read when a piece behind it is stitched", function()
     -- a cfi= that no call follows stays in force into the next block, whose call to h takes
     -- it: h in x.c after the blocks that end so (k = 1, 8, ..., 1996: 286 of them), in a.c
