@@ -134,6 +134,13 @@ local function first_difference(a, b)
   return "lengths differ"
 end
 
+-- A function's line records as "line=cost" of the first event, in the model's order.
+local function line_costs(prof, name)
+  local lines = {}
+  for line in prof:find(name):lines() do lines[#lines + 1] = line.line .. "=" .. line:cost(1) end
+  return lines
+end
+
 -- Thread counts with piece sizes: 1 byte hands every record over alone.
 local RUNS = TSAN and { { 2, 64 }, { 3, 1 } } or { { 2, 1 }, { 3, 100 }, { 8, 4096 }, { 2, nil } }
 local THREADS, CHUNKS = { 2, 3, 8 }, { 1, 100, 4096 }
@@ -650,8 +657,7 @@ describe("a load on several threads", function()
   it("keeps the last positions before a piece with names of its own that has none", function()
     for _, run in ipairs { { 1 }, { 2, 1 }, { 2, 36 }, { 3, 100 } } do
       local prof = assert(callgrind.parse(TEXTS.named_no_position, "x.out", { threads = run[1], chunk_size = run[2] }))
-      local lines = {}
-      for line in prof:find("main"):lines() do lines[#lines + 1] = line.line .. "=" .. line:cost(1) end
+      local lines = line_costs(prof, "main")
       -- "+3" after the lines 100, 200, ... 600 of the blocks before the empty ones
       assert.same({ "103=5", "203=5", "303=5", "403=5", "503=5", "603=5" }, lines)
       prof:close()
@@ -680,9 +686,7 @@ describe("a load on several threads", function()
       local text = text_with(bad)
       for _, run in ipairs { { 1 }, { 2, 1 }, { 2, 7 }, { 2, 36 }, { 3, 13 } } do
         local prof = assert(callgrind.parse(text, "t.out", { strict = false, threads = run[1], chunk_size = run[2] }))
-        local lines = {}
-        for line in prof:find("f" .. bad):lines() do lines[#lines + 1] = line.line .. "=" .. line:cost(1) end
-        assert.same({ "13=3" }, lines)
+        assert.same({ "13=3" }, line_costs(prof, "f" .. bad))
         assert.same({ ("t.out:%d: too many costs: 'events:' lists 1 event"):format(5 + (bad - 1) * 6) },
           (prof:warnings()))
         prof:close()
